@@ -1,0 +1,50 @@
+// Shared helpers for the test suites: deterministic key streams and an exact multiset model.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "cuckoo/detail/rng.hpp"
+
+namespace cuckoo::test {
+
+/// Distinct-with-overwhelming-probability 64-bit keys from a fixed seed.
+inline std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
+  detail::SplitMix64 rng(seed);
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = rng();
+  return keys;
+}
+
+/// The exact set the filter is meant to approximate: key → copies held.
+class MultisetModel {
+ public:
+  void add(std::uint64_t key) { ++copies_[key]; }
+  void remove(std::uint64_t key) {
+    auto it = copies_.find(key);
+    if (--it->second == 0) copies_.erase(it);
+  }
+  std::size_t copies(std::uint64_t key) const {
+    auto it = copies_.find(key);
+    return it == copies_.end() ? 0 : it->second;
+  }
+  std::size_t total() const {
+    std::size_t n = 0;
+    for (const auto& [key, c] : copies_) n += c;
+    return n;
+  }
+  const std::unordered_map<std::uint64_t, std::size_t>& items() const { return copies_; }
+
+ private:
+  std::unordered_map<std::uint64_t, std::size_t> copies_;
+};
+
+/// Upper edge of a binomial proportion: p + z·sqrt(p(1−p)/n) + 1/n (z = 5: a fixed-seed test
+/// that fails this is a real excess, not bad luck, at about 1 in 3.5 million).
+inline double binomial_upper(double p, double trials, double z = 5.0) {
+  return p + z * std::sqrt(p * (1.0 - p) / trials) + 1.0 / trials;
+}
+
+}  // namespace cuckoo::test
