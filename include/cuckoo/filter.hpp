@@ -13,8 +13,12 @@
 //
 // Template parameters:
 //   Table   a bucketed fingerprint store with PackedTable's interface: read / write / find /
-//           contains / count / prefetch per bucket, kBucketSize, and construction from
-//           (bucket_count, fingerprint_bits). The filter owns one.
+//           contains / count / prefetch per bucket, exchange / undo_exchange for kick walks,
+//           kBucketSize, kSemiSorted, and construction from (bucket_count, fingerprint_bits).
+//           A table may reorder a bucket's entries on write (semi-sorting does); the filter only
+//           relies on a slot index until the next write to that bucket, and undoes a walk
+//           through undo_exchange, which must restore the bucket's exact bits. The filter owns
+//           one table.
 //   Hash    a seeded 64-bit hasher (hash.hpp); XXH3 by default.
 #pragma once
 
@@ -162,6 +166,7 @@ class BasicFilter {
   struct Displacement {
     std::uint64_t bucket;
     unsigned slot;
+    std::uint32_t placed;  // the fingerprint this step put into the bucket
   };
 
   static Layout checked_layout(const Config& cfg) {
@@ -196,18 +201,16 @@ class BasicFilter {
     std::uint32_t carried = fingerprint;
     for (unsigned kick = 0; kick < max_kicks_; ++kick) {
       const auto slot = static_cast<unsigned>(rng_() & (kBucketSize - 1));
-      const std::uint32_t victim = table_.read(bucket, slot);
-      table_.write(bucket, slot, carried);
-      walk_[kick] = {bucket, slot};
+      const std::uint32_t victim = table_.exchange(bucket, slot, carried);
+      walk_[kick] = {bucket, slot, carried};
       carried = victim;
       bucket = addressing_.alternate(bucket, carried);
       if (place(bucket, carried)) return true;
     }
     for (unsigned kick = max_kicks_; kick-- > 0;) {
-      const Displacement step = walk_[kick];
-      const std::uint32_t displaced = table_.read(step.bucket, step.slot);
-      table_.write(step.bucket, step.slot, carried);
-      carried = displaced;
+      const Displacement& step = walk_[kick];
+      table_.undo_exchange(step.bucket, step.slot, step.placed, carried);
+      carried = step.placed;
     }
     return false;  // carried == fingerprint again: the table is as it was.
   }

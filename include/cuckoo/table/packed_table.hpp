@@ -85,6 +85,20 @@ class PackedTable {
     std::memcpy(buffer_.data() + (bit >> 3), &word, sizeof word);
   }
 
+  /// Puts `value` into `slot` and returns what was there (one step of a kick walk).
+  std::uint32_t exchange(std::uint64_t bucket, unsigned slot, std::uint32_t value) noexcept {
+    const std::uint32_t old = read(bucket, slot);
+    write(bucket, slot, value);
+    return old;
+  }
+
+  /// Reverses exchange(bucket, slot, placed) that returned `original`. Slots here never move, so
+  /// the bucket's bits are restored exactly.
+  void undo_exchange(std::uint64_t bucket, unsigned slot, std::uint32_t /*placed*/,
+                     std::uint32_t original) noexcept {
+    write(bucket, slot, original);
+  }
+
   /// True if some entry of `bucket` equals `value`.
   bool contains(std::uint64_t bucket, std::uint32_t value) const noexcept {
     const std::uint64_t first = bucket * kSlots;
