@@ -75,10 +75,22 @@ inline unsigned optimal_hashes(double cells, double items, unsigned max_k) {
   return best;
 }
 
-/// Cells a space-optimal Bloom filter needs for n items at ε: n·ln(1/ε)/ln²2.
+/// Cells a space-optimal Bloom filter needs for n items at ε: n·ln(1/ε)/ln²2 (with k real).
 inline double bloom_cells_for(double items, double target_fpr) {
   const double ln2 = std::log(2.0);
   return std::ceil(items * -std::log(target_fpr) / (ln2 * ln2));
+}
+
+/// The fewest cells (to 0.1%, a multiple of `granule`) whose ε at the best integer k ≤ max_k meets
+/// target_fpr: bloom_cells_for assumes a real k, and rounding k costs up to a few percent of ε.
+inline double bloom_cells_meeting(double items, double target_fpr, unsigned max_k, double granule) {
+  double cells = bloom_cells_for(items, target_fpr);
+  for (;; cells *= 1.001) {
+    const double rounded = std::ceil(cells / granule) * granule;
+    if (bloom_fpr(rounded, optimal_hashes(rounded, items, max_k), items) <= target_fpr) {
+      return rounded;
+    }
+  }
 }
 
 /// Kirsch–Mitzenmacher double hashing over m cells: g_i = h1 + i·h2 (mod m). h1 is the hash's
