@@ -259,7 +259,10 @@ int add(const KeyOptions& options) {
     return for_each_key(
         options.inputs_or_stdin(), options.u64,
         [&](const auto& key, std::string_view text) {
-          if (f.insert(key)) return ++added, true;
+          if (f.insert(key)) {
+            ++added;
+            return true;
+          }
           refused_key = text.substr(0, 80);
           return false;
         },

@@ -116,6 +116,7 @@ inline std::array<std::byte, kHeaderBytes> encode_header(const FileHeader& heade
 /// Checks the first bytes of a file: a wrong magic is "not a filter file", a right one cut short
 /// is "truncated". `available` may be shorter than the header.
 inline void check_magic(std::span<const std::byte> available) {
+  if (available.empty()) detail::refuse("empty input, no magic: not a cuckoo filter file");
   const std::size_t n = available.size() < kMagic.size() ? available.size() : kMagic.size();
   if (std::memcmp(available.data(), kMagic.data(), n) != 0) {
     detail::refuse("wrong magic: not a cuckoo filter file");
