@@ -47,6 +47,7 @@ struct Options {
   int reps = 3;
   bool depths = false;
   bool single_build = false;
+  bool compare = false;
 };
 
 double seconds_since(Clock::time_point t0) {
@@ -158,6 +159,49 @@ class Floor {
 
 std::size_t count_true(const bool* out, std::size_t n) {
   return static_cast<std::size_t>(std::count(out, out + n, true));
+}
+
+/// The bucket compare alone, on a table that fits L1/L2, so memory does not hide it: ns per pair.
+template <class Table>
+void compare_paths(unsigned f, int reps) {
+  const std::uint64_t m = 4096;
+  Table table(m, f);
+  cuckoo::detail::SplitMix64 rng(9);
+  for (std::uint64_t i = 0; i < m; ++i) {
+    for (unsigned s = 0; s < Table::kBucketSize; ++s) {
+      table.write(i, s, static_cast<std::uint32_t>(rng() & ((1u << f) - 1)));
+    }
+  }
+  struct Q {
+    std::uint64_t b1, b2;
+    std::uint32_t v;
+  };
+  std::vector<Q> qs(1 << 20);
+  for (auto& q : qs) {
+    q = {rng() % m, rng() % m, static_cast<std::uint32_t>(rng() & ((1u << f) - 1))};
+  }
+  std::size_t sink = 0;
+  auto time = [&](auto&& fn) {
+    return best_of(reps,
+                   [&] {
+                     for (const Q& q : qs) sink += fn(q) ? 1 : 0;
+                   }) *
+           1e9 / static_cast<double>(qs.size());
+  };
+  const double portable =
+      time([&](const Q& q) { return table.contains_pair_portable(q.b1, q.b2, q.v); });
+  std::printf("bucket compare, both buckets, in cache (f=%u b=%u): portable %.2f ns", f,
+              Table::kBucketSize, portable);
+#if defined(__AVX2__)
+  const double avx2 = time([&](const Q& q) { return table.contains_pair_avx2(q.b1, q.b2, q.v); });
+  std::printf(", avx2 %.2f ns (%.2fx portable)", avx2, avx2 / portable);
+#endif
+#if defined(__AVX512F__)
+  const double avx512 =
+      time([&](const Q& q) { return table.contains_pair_avx512(q.b1, q.b2, q.v); });
+  std::printf(", avx512 %.2f ns (%.2fx portable)", avx512, avx512 / portable);
+#endif
+  std::printf(" [%zu]\n", sink % 2);
 }
 
 template <class Table>
@@ -334,12 +378,21 @@ int main(int argc, char** argv) {
       opt.depths = true;
     } else if (a == "--single-build") {
       opt.single_build = true;
+    } else if (a == "--compare") {
+      opt.compare = true;
     } else {
       std::fprintf(stderr,
                    "usage: perf_bench [--mb 192] [--f 12] [--load 0.95] [--queries 10000000]"
-                   " [--reps 3] [--depths] [--single-build]\n");
+                   " [--reps 3] [--depths] [--single-build] [--compare]\n");
       return 2;
     }
+  }
+  if (opt.compare) {
+    compare_paths<cuckoo::PackedTable<4, 12>>(12, opt.reps);
+    compare_paths<cuckoo::PackedTable<4, 16>>(16, opt.reps);
+    compare_paths<cuckoo::PackedTable<4, 8>>(8, opt.reps);
+    compare_paths<cuckoo::PackedTable<2>>(16, opt.reps);
+    return 0;
   }
   switch (opt.f) {
     case 8:

@@ -15,17 +15,19 @@
 //
 // Both buckets at once. contains_pair(b1, b2, v) is the lookup's whole compare: both bucket
 // words are loaded before either is tested and the two SWAR results are OR-ed, with no branch in
-// between. Where a bucket fits one load (b·f ≤ 57) and b ≤ 4, builds with AVX2 / AVX-512
-// (__AVX2__ / __AVX512F__, e.g. -march=native) instead extract every lane of both buckets with one
-// variable shift per vector and compare them against v in one instruction; the portable SWAR
-// path stays compiled and tested, and the two must agree exactly (tests/unit/test_simd_compare).
+// between. Where a bucket fits one load (b·f ≤ 57) and b ≤ 4, builds with AVX2 (__AVX2__, e.g.
+// -march=native) instead extract every lane of both buckets with a variable shift per vector and
+// compare them against v at once. An AVX-512 form (one 8-lane register for both b = 4 buckets)
+// exists too but measured slower, so contains_pair does not pick it. The portable SWAR path is
+// always compiled and tested, and all forms must agree exactly (tests/unit/test_simd_compare).
 //
-// Cache lines. The buffer is 64-byte aligned. A bucket's 8-byte load is moved back inside the
-// bucket's cache line when the bucket ends in that line but the load would run past it (f = 8,
-// b = 4 would otherwise touch a second line on 1 load in 16), and prefetch() fetches the lines of
-// the bucket's first and last bytes, so the few buckets that do straddle two lines (6% for f = 12,
-// b = 4; never for f = 16 or 8 with b = 4) are fully in flight too. No padding is added: the
-// bits-per-item guarantee stays exactly as above.
+// Cache lines. The buffer is 64-byte aligned. A bucket's compare loads the 8 bytes from its first
+// byte, and prefetch() fetches the lines of the first and the last of those 8 bytes, so buckets
+// whose load spans two lines (about 9% for f = 12, b = 4; none for f = 16, b = 4) have both lines
+// in flight rather than stalling on the second. (Moving such loads back inside the line saves
+// only the 1 in 32 whose bucket itself fits the line, and cost ~8 instructions per bucket, which
+// the single-key lookup paid for in fewer keys in flight.) No padding is added: the bits-per-item
+// guarantee stays exactly as above.
 //
 // Template parameters:
 //   kSlots      entries per bucket, b ∈ {2, 4, 8}.
@@ -48,6 +50,12 @@
 
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
+
+// The lookup's compare is called once per key inside the batch loop; GCC otherwise keeps the
+// vector forms out of line (a call per key, measured as a visible share of a batched lookup).
+#ifndef CUCKOO_HOT
+#define CUCKOO_HOT [[gnu::always_inline]] inline
+#endif
 
 namespace cuckoo {
 
@@ -145,18 +153,21 @@ class PackedTable {
     return n;
   }
 
-  /// Starts loading `bucket`: the lines of its first and last bytes (the same line for most).
-  void prefetch(std::uint64_t bucket) const noexcept {
-    const std::uint64_t bit = bucket * kSlots * fingerprint_bits();
-    __builtin_prefetch(buffer_.data() + (bit >> 3));
-    __builtin_prefetch(buffer_.data() + ((bit + kSlots * fingerprint_bits() - 1) >> 3));
+  /// Starts loading `bucket`: the lines of the first and last of the 8 bytes its compare loads
+  /// (the same line for most buckets; both lines for the few that straddle).
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
+    const std::byte* first = buffer_.data() + ((bucket * kSlots * fingerprint_bits()) >> 3);
+    __builtin_prefetch(first);
+    __builtin_prefetch(first + 7);
   }
 
   /// True if `b1` or `b2` holds `value` (see "Both buckets at once" above).
-  bool contains_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) const noexcept {
-#if defined(__AVX512F__)
-    return contains_pair_avx512(b1, b2, value);
-#elif defined(__AVX2__)
+  CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
+                                std::uint32_t value) const noexcept {
+    // AVX2 also under AVX-512: in perf_bench --compare the 8-lane AVX-512 form was 1.2-1.3x
+    // slower than the portable one for b = 4 (building its shift vector costs more than it saves)
+    // and AVX2 0.8-0.97x; AVX-512 stays compiled and tested for explicit use.
+#if defined(__AVX2__)
     return contains_pair_avx2(b1, b2, value);
 #else
     return contains_pair_portable(b1, b2, value);
@@ -164,8 +175,8 @@ class PackedTable {
   }
 
   /// contains_pair with word tricks only; compiled everywhere.
-  bool contains_pair_portable(std::uint64_t b1, std::uint64_t b2,
-                              std::uint32_t value) const noexcept {
+  CUCKOO_HOT bool contains_pair_portable(std::uint64_t b1, std::uint64_t b2,
+                                         std::uint32_t value) const noexcept {
     if (group() != kSlots) return contains(b1, value) | contains(b2, value);
     const std::uint64_t pattern = value * ones_;
     const std::uint64_t x1 = bucket_word(b1) ^ pattern;
@@ -175,7 +186,8 @@ class PackedTable {
 
 #if defined(__AVX2__)
   /// contains_pair with AVX2: each lane of both buckets shifted into its own 64-bit element.
-  bool contains_pair_avx2(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) const noexcept {
+  CUCKOO_HOT bool contains_pair_avx2(std::uint64_t b1, std::uint64_t b2,
+                                     std::uint32_t value) const noexcept {
     if (!vector_friendly()) return contains_pair_portable(b1, b2, value);
     const unsigned f = fingerprint_bits();
     const auto [w1, s1] = bucket_load(b1);
@@ -205,8 +217,8 @@ class PackedTable {
 #if defined(__AVX512F__)
   /// contains_pair with AVX-512: for b = 4 all eight lanes of both buckets in one register and one
   /// compare into a mask; b = 2 takes the AVX2 form, which already holds both buckets.
-  bool contains_pair_avx512(std::uint64_t b1, std::uint64_t b2,
-                            std::uint32_t value) const noexcept {
+  CUCKOO_HOT bool contains_pair_avx512(std::uint64_t b1, std::uint64_t b2,
+                                       std::uint32_t value) const noexcept {
     if constexpr (kSlots != 4) {
       return contains_pair_avx2(b1, b2, value);
     } else {
@@ -270,26 +282,17 @@ class PackedTable {
     return kSlots <= 4 && group() == kSlots;
   }
 
-  /// The 8 bytes holding `bucket` (b·f ≤ 57) and the bucket's bit offset in them. When the bucket
-  /// ends inside its cache line but a load from its first byte would run into the next line, the
-  /// load starts earlier instead (at most 7 bytes), so it touches one line only; the window still
-  /// covers the bucket because a bucket spans at most 8 bytes counted back from its last byte.
+  /// The 8 bytes from `bucket`'s first byte, and the bucket's bit offset in them.
   struct BucketLoad {
     std::uint64_t word;
     unsigned shift;
   };
-  BucketLoad bucket_load(std::uint64_t bucket) const noexcept {
+  CUCKOO_HOT BucketLoad bucket_load(std::uint64_t bucket) const noexcept {
     const std::uint64_t bit = bucket * kSlots * fingerprint_bits();
-    const std::uint64_t first = bit >> 3;
-    const std::uint64_t last = (bit + kSlots * fingerprint_bits() - 1) >> 3;
-    const std::uint64_t in_line = first & 63;
-    const bool same_line = ((first ^ last) >> 6) == 0;
-    const std::uint64_t back = same_line && in_line > 56 ? in_line - 56 : 0;
-    const std::uint64_t start = first - back;
-    return {load(start), static_cast<unsigned>(bit - start * 8)};
+    return {load(bit >> 3), static_cast<unsigned>(bit & 7)};
   }
   /// The lanes of a bucket that fits one load, in the low b·f bits.
-  std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
+  CUCKOO_HOT std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
     const BucketLoad l = bucket_load(bucket);
     return l.word >> l.shift & group_mask_;
   }
