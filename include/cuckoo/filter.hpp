@@ -114,7 +114,11 @@ class BasicFilter {
     return contains_probe(p);
   }
 
-  bool erase_hash(std::uint64_t hash) noexcept { return erase_probe(probe_of(hash)); }
+  bool erase_hash(std::uint64_t hash) noexcept {
+    const Probe p = probe_of(hash);
+    table_.prefetch(p.alt);  // the second bucket is read only after a miss in the first
+    return erase_probe(p);
+  }
 
   std::size_t count_hash(std::uint64_t hash) const noexcept {
     const Position pos = addressing_.position(hash);
