@@ -148,10 +148,25 @@ class Filter {
   bool erase(const char* key) noexcept { return erase(std::string_view(key)); }
   std::size_t count(const char* key) const noexcept { return count(std::string_view(key)); }
 
+  // Batches: one dispatch per call, then BasicFilter's prefetching pipeline (filter.hpp). Each
+  // gives exactly the answers of the single-key calls made in order.
+
   /// out[i] = contains(keys[i]) for every i; out.size() must be at least keys.size().
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     std::visit([&](const auto& f) { f.contains(keys, out); }, filter_);
+  }
+  /// Inserts keys in order and stops at the first that does not fit. Returns how many were
+  /// inserted, r: keys[0..r) are in; if r < keys.size(), keys[r] failed and changed nothing, and
+  /// the keys after it were not tried.
+  template <Key K>
+  std::size_t insert(std::span<const K> keys) {
+    return std::visit([&](auto& f) { return f.insert(keys); }, filter_);
+  }
+  /// Erases one copy of each key in order (keys not found are skipped); returns copies removed.
+  template <Key K>
+  std::size_t erase(std::span<const K> keys) noexcept {
+    return std::visit([&](auto& f) { return f.erase(keys); }, filter_);
   }
 
   std::size_t size() const noexcept {

@@ -11,6 +11,19 @@
 // backwards, restoring each moved fingerprint to the slot it came from; the filter is then
 // bit-for-bit what it was before the call, and insert returns false.
 //
+// Batches (contains / insert / erase over a span of keys) give exactly the answers of the same
+// single-key calls made in order, but run as a software pipeline: key i + kPipelineDepth is hashed
+// and both its buckets are prefetched while key i is probed, so about 2·kPipelineDepth cache-line
+// reads are in flight instead of the two or so a core overlaps by itself on a table much larger
+// than its caches. The depth was tuned with bench/perf_bench.cpp (see README, "Performance").
+//
+// Insert near full. When both buckets are full, a breadth-first search over the displacement
+// graph looks for a short path ending at a bucket with a free slot: each level's candidate buckets
+// are prefetched together, so a level costs about one memory latency however wide it is, where a
+// random walk pays one latency per step. Nothing moves until a whole path is found, so the
+// search cannot leave the table half-changed. Only when it finds no path within kBfsNodes buckets
+// does the random walk (with its undo log) run, so capacity is never worse than before.
+//
 // Template parameters:
 //   Table   a bucketed fingerprint store with PackedTable's interface: read / write / find /
 //           contains / count / prefetch per bucket, exchange / undo_exchange for kick walks,
@@ -43,6 +56,13 @@ class BasicFilter {
   using table_type = Table;
   using hasher_type = Hash;
   static constexpr unsigned kBucketSize = Table::kBucketSize;
+  /// How many keys ahead a batch hashes and prefetches. Each key issues two bucket reads, so 16
+  /// keeps ~32 reads in flight: enough to cover DRAM latency with Zen 5's miss buffers; deeper
+  /// only adds queueing (bench/perf_bench.cpp --depths measures 4..64).
+  static constexpr std::size_t kPipelineDepth = 16;
+  /// Buckets the breadth-first insert search may visit (b = 4: the two full buckets and three
+  /// levels, 2 + 8 + 32 + 128).
+  static constexpr std::size_t kBfsNodes = 176;
 
   /// Sizes the filter from cfg (see sizing.hpp); throws std::invalid_argument on a bad Config.
   explicit BasicFilter(const Config& cfg = {})
@@ -57,7 +77,8 @@ class BasicFilter {
         seed_(seed),
         capacity_(capacity),
         max_kicks_(max_kicks),
-        walk_(max_kicks) {}
+        walk_(max_kicks),
+        bfs_(kBfsNodes) {}
 
   /// The same, over table storage the filter does not own (a memory-mapped file); only for tables
   /// that can view external storage. The storage must outlive the filter.
@@ -100,33 +121,18 @@ class BasicFilter {
 
   // ---- The same, from a hash computed with hasher() ------------------------------------------
 
-  bool insert_hash(std::uint64_t hash) {
-    const Position pos = addressing_.position(hash);
-    const std::uint64_t alt = addressing_.alternate(pos.bucket, pos.fingerprint);
-    if (place(pos.bucket, pos.fingerprint) || place(alt, pos.fingerprint) ||
-        kick_walk((rng_() & 1) != 0 ? alt : pos.bucket, pos.fingerprint)) {
-      ++size_;
-      return true;
-    }
-    return false;
-  }
+  bool insert_hash(std::uint64_t hash) { return insert_probe(probe_of(hash)); }
 
   bool contains_hash(std::uint64_t hash) const noexcept {
-    const Position pos = addressing_.position(hash);
-    const std::uint64_t alt = addressing_.alternate(pos.bucket, pos.fingerprint);
-    table_.prefetch(alt);
-    // Bitwise |, not ||: both buckets are read without a dependent branch between them.
-    return table_.contains(pos.bucket, pos.fingerprint) | table_.contains(alt, pos.fingerprint);
+    const Probe p = probe_of(hash);
+    table_.prefetch(p.alt);
+    return contains_probe(p);
   }
 
   bool erase_hash(std::uint64_t hash) noexcept {
-    const Position pos = addressing_.position(hash);
-    const std::uint64_t alt = addressing_.alternate(pos.bucket, pos.fingerprint);
-    if (remove_from(pos.bucket, pos.fingerprint) || remove_from(alt, pos.fingerprint)) {
-      --size_;
-      return true;
-    }
-    return false;
+    const Probe p = probe_of(hash);
+    table_.prefetch(p.alt);  // the second bucket is read only after a miss in the first
+    return erase_probe(p);
   }
 
   std::size_t count_hash(std::uint64_t hash) const noexcept {
@@ -140,7 +146,43 @@ class BasicFilter {
   /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = contains(keys[i]);
+    contains_pipelined<kPipelineDepth>(keys, out);
+  }
+
+  /// Inserts keys[0], keys[1], ... in order, exactly as that many insert() calls would, and stops
+  /// at the first key that does not fit. Returns how many were inserted: r == keys.size() means
+  /// all; otherwise keys[0..r) are in, keys[r] changed nothing (a failed insert is atomic), and
+  /// keys after it were not tried. Duplicates inside the batch are inserted as separate copies.
+  template <Key K>
+  std::size_t insert(std::span<const K> keys) {
+    return insert_pipelined<kPipelineDepth>(keys);
+  }
+
+  /// Erases one copy of each key in order, exactly as that many erase() calls would; a key with no
+  /// matching fingerprint is skipped. Returns how many copies were removed.
+  template <Key K>
+  std::size_t erase(std::span<const K> keys) noexcept {
+    std::size_t removed = 0;
+    run_pipeline<kPipelineDepth>(keys, [&](std::size_t, const Probe& p) {
+      removed += erase_probe(p) ? 1 : 0;
+      return true;
+    });
+    return removed;
+  }
+
+  /// The batch lookup with an explicit pipeline depth (a power of two); for tuning.
+  template <std::size_t Depth, Key K>
+  void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
+    run_pipeline<Depth>(keys, [&](std::size_t i, const Probe& p) {
+      out[i] = contains_probe(p);
+      return true;
+    });
+  }
+
+  /// The batch insert with an explicit pipeline depth (a power of two); for tuning.
+  template <std::size_t Depth, Key K>
+  std::size_t insert_pipelined(std::span<const K> keys) {
+    return run_pipeline<Depth>(keys, [&](std::size_t, const Probe& p) { return insert_probe(p); });
   }
 
   // ---- Shape and state ------------------------------------------------------------------------
@@ -179,6 +221,83 @@ class BasicFilter {
   // Decorrelates the kick walk's random choices from the key hash, which uses the same seed.
   static constexpr std::uint64_t kKickStreamTweak = 0x5851F42D4C957F2Dull;
 
+  /// A key's two buckets and fingerprint: everything a lookup, insert or erase needs.
+  struct Probe {
+    std::uint64_t bucket;
+    std::uint64_t alt;
+    std::uint32_t fingerprint;
+  };
+
+  /// A node of the breadth-first insert search: `bucket` would receive `moved`, the entry in slot
+  /// `slot` of the parent node's bucket (the parent index is -1 for the key's own two buckets).
+  struct BfsNode {
+    std::uint64_t bucket;
+    std::int32_t parent;
+    std::uint32_t slot;
+    std::uint32_t moved;
+  };
+
+  Probe probe_of(std::uint64_t hash) const noexcept {
+    const Position pos = addressing_.position(hash);
+    return {pos.bucket, addressing_.alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
+  }
+
+  bool contains_probe(const Probe& p) const noexcept {
+    if constexpr (requires(const Table& t) {
+                    { t.contains_pair(p.bucket, p.alt, p.fingerprint) } -> std::same_as<bool>;
+                  }) {
+      return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
+    } else {
+      // Bitwise |, not ||: both buckets are read without a dependent branch between them.
+      return table_.contains(p.bucket, p.fingerprint) | table_.contains(p.alt, p.fingerprint);
+    }
+  }
+
+  bool insert_probe(const Probe& p) {
+    if (place(p.bucket, p.fingerprint) || place(p.alt, p.fingerprint) ||
+        (max_kicks_ > 0 && bfs_insert(p)) ||
+        kick_walk((rng_() & 1) != 0 ? p.alt : p.bucket, p.fingerprint)) {
+      ++size_;
+      return true;
+    }
+    return false;
+  }
+
+  bool erase_probe(const Probe& p) noexcept {
+    if (remove_from(p.bucket, p.fingerprint) || remove_from(p.alt, p.fingerprint)) {
+      --size_;
+      return true;
+    }
+    return false;
+  }
+
+  /// Calls step(i, probe of keys[i]) for i = 0, 1, ... while it returns true, with keys hashed and
+  /// their buckets prefetched Depth positions ahead. Returns how many steps returned true.
+  template <std::size_t Depth, Key K, class Step>
+  std::size_t run_pipeline(std::span<const K> keys, Step&& step) const {
+    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
+    const std::size_t n = keys.size();
+    Probe ring[Depth];
+    const auto stage = [&](std::size_t i) {
+      const Probe p = probe_of(hash_key(hasher_, keys[i]));
+      table_.prefetch(p.bucket);
+      table_.prefetch(p.alt);
+      ring[i & (Depth - 1)] = p;
+    };
+    const std::size_t warm = n < Depth ? n : Depth;
+    for (std::size_t i = 0; i < warm; ++i) stage(i);
+    std::size_t i = 0;
+    for (; i + Depth < n; ++i) {
+      const Probe p = ring[i & (Depth - 1)];
+      stage(i + Depth);
+      if (!step(i, p)) return i;
+    }
+    for (; i < n; ++i) {
+      if (!step(i, ring[i & (Depth - 1)])) return i;
+    }
+    return n;
+  }
+
   struct Displacement {
     std::uint64_t bucket;
     unsigned slot;
@@ -212,6 +331,63 @@ class BasicFilter {
     return true;
   }
 
+  /// Breadth-first search for a displacement path from the key's two (full) buckets to a bucket
+  /// with a free slot, then the moves along it, last first. Buckets on the path are distinct, so
+  /// each is written once and every slot index read during the search is still valid when used
+  /// (a table may reorder a bucket only on a write to it). Touches nothing unless a path exists.
+  bool bfs_insert(const Probe& p) noexcept {
+    std::size_t count = 0;
+    bfs_[count++] = {p.bucket, -1, 0, p.fingerprint};
+    bfs_[count++] = {p.alt, -1, 0, p.fingerprint};
+    std::size_t level_begin = 0;
+    for (unsigned depth = 1; depth <= max_kicks_ && count < kBfsNodes; ++depth) {
+      const std::size_t level_end = count;
+      // Expand the whole level first, prefetching every child, then test the children: the
+      // reads of one level are in flight together.
+      for (std::size_t n = level_begin; n < level_end && count < kBfsNodes; ++n) {
+        const std::uint64_t bucket = bfs_[n].bucket;
+        for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
+          const std::uint32_t moved = table_.read(bucket, slot);
+          if (moved == 0) continue;  // a free slot here, but its path repeats a bucket
+          const std::uint64_t child = addressing_.alternate(bucket, moved);
+          table_.prefetch(child);
+          bfs_[count++] = {child, static_cast<std::int32_t>(n), slot, moved};
+        }
+      }
+      for (std::size_t n = level_end; n < count; ++n) {
+        if (table_.find(bfs_[n].bucket, 0) >= 0 && path_is_simple(n)) {
+          move_along(n, p.fingerprint);
+          return true;
+        }
+      }
+      level_begin = level_end;
+    }
+    return false;
+  }
+
+  /// True if no bucket repeats on the path from node `n` back to its root.
+  bool path_is_simple(std::size_t n) const noexcept {
+    for (std::int32_t a = static_cast<std::int32_t>(n); a >= 0; a = bfs_[a].parent) {
+      for (std::int32_t b = bfs_[a].parent; b >= 0; b = bfs_[b].parent) {
+        if (bfs_[a].bucket == bfs_[b].bucket) return false;
+      }
+    }
+    return true;
+  }
+
+  /// Executes the path ending at node `n` (whose bucket has a free slot), last move first.
+  void move_along(std::size_t n, std::uint32_t fingerprint) noexcept {
+    (void)place(bfs_[n].bucket, bfs_[n].moved);
+    for (std::int32_t child = static_cast<std::int32_t>(n);;) {
+      const BfsNode& node = bfs_[child];
+      const BfsNode& parent = bfs_[node.parent];
+      const std::uint32_t incoming = parent.parent < 0 ? fingerprint : parent.moved;
+      table_.write(parent.bucket, node.slot, incoming);
+      if (parent.parent < 0) return;
+      child = node.parent;
+    }
+  }
+
   /// Random-walk displacement from `bucket`; on failure every move is undone in reverse order.
   bool kick_walk(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
     std::uint32_t carried = fingerprint;
@@ -240,6 +416,7 @@ class BasicFilter {
   std::size_t capacity_;
   unsigned max_kicks_;
   std::vector<Displacement> walk_;  // undo log of the current kick walk, sized once
+  std::vector<BfsNode> bfs_;        // breadth-first insert search, sized once
 };
 
 }  // namespace cuckoo

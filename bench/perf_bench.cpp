@@ -1,0 +1,407 @@
+// perf_bench — the filter at the memory limit, measured against a floor taken in the same run.
+//
+// What it does (issue 6). Builds a filter of --mb megabytes (default 192, f = 12, b = 4) to --load
+// (default 0.95) with the batch insert, then times, over keys that are all in the filter
+// (positive) and keys that are not (negative):
+//   batched contains   vs  the batched floor: two independent random 64-byte reads per key over a
+//                          buffer of the filter's size, through the same pipeline (hash, prefetch
+//                          both lines Depth keys ahead, then read);
+//   single-key contains vs the single-key floor: the same two reads per key, no prefetch, so only
+//                          what the out-of-order core overlaps by itself;
+//   erase (single-key and batched), and the build rate (batch insert, optionally also single-key
+//   insert into a second filter), with the last 5% of the fill timed on its own.
+// Both floors hash the key with the filter's hasher to place the two reads, so a ratio of 1.0
+// means "nothing but the two memory reads and the hash"; the floor without hashing is printed too.
+//
+// Methodology. Keys come from a fixed-seed SplitMix64. Every timing is the best of --reps runs
+// (default 3) of the same operation on the same inputs, because the machine is shared and noisy;
+// compare figures only as ratios taken in one run. --depths sweeps the pipeline depth.
+// Huge pages: the AnonHugePages of the mappings holding the filter and the floor buffer are read
+// from /proc/self/smaps and printed.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuckoo/cuckoo.hpp"
+#include "cuckoo/detail/aligned_buffer.hpp"
+#include "cuckoo/detail/rng.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  double mb = 192;
+  unsigned f = 12;
+  double load = 0.95;
+  std::size_t queries = 10'000'000;
+  int reps = 3;
+  bool depths = false;
+  bool single_build = false;
+  bool compare = false;
+};
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Best of `reps` timings of fn(), in seconds.
+double best_of(int reps, const std::function<void()>& fn) {
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    fn();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
+  cuckoo::detail::SplitMix64 rng(seed);
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = rng();
+  return keys;
+}
+
+/// kB of AnonHugePages in the mapping that contains `p` (-1 if not found).
+long huge_kb(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    unsigned long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &lo, &hi) == 2 && line.find(':') > 12) {
+      inside = addr >= lo && addr < hi;
+      continue;
+    }
+    if (inside && line.rfind("AnonHugePages:", 0) == 0) {
+      return std::strtol(line.c_str() + 14, nullptr, 10);
+    }
+  }
+  return -1;
+}
+
+/// Two random cache-line reads per key over a buffer of the filter's size.
+class Floor {
+ public:
+  explicit Floor(std::size_t bytes, std::uint64_t seed)
+      : buffer_(bytes), lines_(bytes / 64), hasher_(seed) {
+    // Fill with non-zero data so that reads are real and pages are faulted in (and collapsed).
+    auto* words = reinterpret_cast<std::uint64_t*>(buffer_.data());
+    cuckoo::detail::SplitMix64 rng(seed);
+    for (std::size_t i = 0; i < bytes / 8; ++i) words[i] = rng();
+  }
+  const void* data() const { return buffer_.data(); }
+
+  struct Lines {
+    const std::byte* a;
+    const std::byte* b;
+  };
+  template <bool kHash>
+  Lines lines(std::uint64_t key) const {
+    std::uint64_t h;
+    if constexpr (kHash) {
+      h = hasher_(key);
+    } else {
+      h = key * 0x9E3779B97F4A7C15ull;  // one multiply: the reads alone
+    }
+    const std::uint64_t la = ((h >> 32) * lines_) >> 32;
+    const std::uint64_t lb = ((h & 0xFFFF'FFFFu) * lines_) >> 32;
+    return {buffer_.data() + la * 64, buffer_.data() + lb * 64};
+  }
+  static bool probe(const Lines& l, std::uint64_t key) {
+    std::uint64_t x, y;
+    std::memcpy(&x, l.a, 8);
+    std::memcpy(&y, l.b, 8);
+    return (x ^ y) == key;  // a result that depends on both reads
+  }
+
+  /// The same pipeline as BasicFilter::run_pipeline.
+  template <std::size_t Depth, bool kHash>
+  void batched(std::span<const std::uint64_t> keys, bool* out) const {
+    Lines ring[Depth];
+    const std::size_t n = keys.size();
+    const auto stage = [&](std::size_t i) {
+      const Lines l = lines<kHash>(keys[i]);
+      __builtin_prefetch(l.a);
+      __builtin_prefetch(l.b);
+      ring[i & (Depth - 1)] = l;
+    };
+    for (std::size_t i = 0; i < std::min(n, Depth); ++i) stage(i);
+    std::size_t i = 0;
+    for (; i + Depth < n; ++i) {
+      const Lines l = ring[i & (Depth - 1)];
+      stage(i + Depth);
+      out[i] = probe(l, keys[i]);
+    }
+    for (; i < n; ++i) out[i] = probe(ring[i & (Depth - 1)], keys[i]);
+  }
+  template <bool kHash>
+  void single(std::span<const std::uint64_t> keys, bool* out) const {
+    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = probe(lines<kHash>(keys[i]), keys[i]);
+  }
+
+ private:
+  cuckoo::detail::AlignedBuffer buffer_;
+  std::uint64_t lines_;
+  cuckoo::Xxh3Hasher hasher_;
+};
+
+std::size_t count_true(const bool* out, std::size_t n) {
+  return static_cast<std::size_t>(std::count(out, out + n, true));
+}
+
+/// The bucket compare alone, on a table that fits L1/L2, so memory does not hide it: ns per pair.
+template <class Table>
+void compare_paths(unsigned f, int reps) {
+  const std::uint64_t m = 4096;
+  Table table(m, f);
+  cuckoo::detail::SplitMix64 rng(9);
+  for (std::uint64_t i = 0; i < m; ++i) {
+    for (unsigned s = 0; s < Table::kBucketSize; ++s) {
+      table.write(i, s, static_cast<std::uint32_t>(rng() & ((1u << f) - 1)));
+    }
+  }
+  struct Q {
+    std::uint64_t b1, b2;
+    std::uint32_t v;
+  };
+  std::vector<Q> qs(1 << 20);
+  for (auto& q : qs) {
+    q = {rng() % m, rng() % m, static_cast<std::uint32_t>(rng() & ((1u << f) - 1))};
+  }
+  std::size_t sink = 0;
+  auto time = [&](auto&& fn) {
+    return best_of(reps,
+                   [&] {
+                     for (const Q& q : qs) sink += fn(q) ? 1 : 0;
+                   }) *
+           1e9 / static_cast<double>(qs.size());
+  };
+  const double portable =
+      time([&](const Q& q) { return table.contains_pair_portable(q.b1, q.b2, q.v); });
+  std::printf("bucket compare, both buckets, in cache (f=%u b=%u): portable %.2f ns", f,
+              Table::kBucketSize, portable);
+#if defined(__AVX2__)
+  const double avx2 = time([&](const Q& q) { return table.contains_pair_avx2(q.b1, q.b2, q.v); });
+  std::printf(", avx2 %.2f ns (%.2fx portable)", avx2, avx2 / portable);
+#endif
+#if defined(__AVX512F__)
+  const double avx512 =
+      time([&](const Q& q) { return table.contains_pair_avx512(q.b1, q.b2, q.v); });
+  std::printf(", avx512 %.2f ns (%.2fx portable)", avx512, avx512 / portable);
+#endif
+  std::printf(" [%zu]\n", sink % 2);
+}
+
+template <class Table>
+int run(const Options& opt) {
+  using Filter = cuckoo::BasicFilter<Table>;
+  constexpr unsigned b = Table::kBucketSize;
+  const auto target_bytes = static_cast<std::uint64_t>(opt.mb * 1024 * 1024);
+  std::uint64_t buckets = target_bytes * 8 / (b * opt.f);
+  buckets -= buckets & 1;
+  const cuckoo::Layout layout{buckets, opt.f, b, Table::kSemiSorted};
+  const auto n = static_cast<std::size_t>(opt.load * static_cast<double>(buckets * b));
+  const std::uint64_t seed = cuckoo::defaults::kSeed;
+  const std::size_t q = std::min(opt.queries, n);
+
+  std::printf(
+      "perf_bench: f=%u b=%u buckets=%llu (%.1f MB), fill to %.3f = %zu keys, %zu queries,"
+      " best of %d\n",
+      opt.f, b, static_cast<unsigned long long>(buckets),
+      static_cast<double>(Table::bytes_for(buckets, opt.f)) / (1 << 20), opt.load, n, q, opt.reps);
+  const auto keys = keys_from(1, n);
+  const auto negatives = keys_from(2, q);
+  // Positive queries: a random sample of the inserted keys, in random order.
+  std::vector<std::uint64_t> positives(q);
+  {
+    cuckoo::detail::SplitMix64 rng(3);
+    for (auto& k : positives) k = keys[((rng() >> 32) * n) >> 32];
+  }
+
+  // ---- Build with the batch insert, in chunks of 64 Ki keys, timing the last 5% separately ----
+  Filter filter(layout, n, cuckoo::defaults::kMaxKicks, seed);
+  const std::size_t chunk = 1 << 16;
+  const std::size_t last5 =
+      static_cast<std::size_t>(static_cast<double>(n) * (1 - 0.05 / opt.load));
+  double t_build = 0, t_last = 0;
+  std::size_t inserted = 0;
+  for (std::size_t i = 0; i < n; i += chunk) {
+    const std::size_t len = std::min(chunk, n - i);
+    const auto t0 = Clock::now();
+    const std::size_t r = filter.insert(std::span<const std::uint64_t>(keys.data() + i, len));
+    const double t = seconds_since(t0);
+    t_build += t;
+    if (i >= last5) t_last += t;
+    inserted += r;
+    if (r != len) {
+      std::printf("  batch insert stopped at key %zu (load %.4f)\n", i + r, filter.load_factor());
+      break;
+    }
+  }
+  const double last_keys = static_cast<double>(inserted > last5 ? inserted - last5 : 1);
+  std::printf(
+      "build (batch insert): %.2f M keys/s overall; last 5%% of slots: %.1f ns/key;"
+      " load %.4f; %.2f bits/item\n",
+      static_cast<double>(inserted) / t_build / 1e6, t_last / last_keys * 1e9, filter.load_factor(),
+      static_cast<double>(filter.memory_bytes()) * 8 / static_cast<double>(inserted));
+  std::printf("huge pages: filter mapping has %ld kB AnonHugePages (table %zu kB)\n",
+              huge_kb(filter.table().bytes().data()), filter.memory_bytes() >> 10);
+
+  if (opt.single_build) {
+    Filter single(layout, n, cuckoo::defaults::kMaxKicks, seed);
+    double t_all = 0, t_end = 0;
+    std::size_t ok = 0;
+    for (std::size_t i = 0; i < inserted; i += chunk) {
+      const std::size_t len = std::min(chunk, inserted - i);
+      const auto t0 = Clock::now();
+      for (std::size_t j = i; j < i + len; ++j) ok += single.insert(keys[j]) ? 1 : 0;
+      const double t = seconds_since(t0);
+      t_all += t;
+      if (i >= last5) t_end += t;
+    }
+    std::printf(
+        "build (single-key insert, same keys): %.2f M keys/s overall; last 5%%: %.1f ns/key;"
+        " batch/single speed-up %.2fx\n",
+        static_cast<double>(ok) / t_all / 1e6, t_end / last_keys * 1e9, t_all / t_build);
+  }
+
+  // ---- The floor, in the same run, over a buffer of the filter's size --------------------------
+  Floor floor(filter.memory_bytes(), seed);
+  std::printf("huge pages: floor mapping has %ld kB AnonHugePages\n", huge_kb(floor.data()));
+  std::vector<char> out_storage(q);
+  bool* out = reinterpret_cast<bool*>(out_storage.data());
+  const std::span<const std::uint64_t> pos(positives), neg(negatives);
+  const double per = 1e9 / static_cast<double>(q);
+  constexpr std::size_t D = Filter::kPipelineDepth;
+
+  const double floor_batched = best_of(opt.reps, [&] { floor.batched<D, true>(pos, out); }) * per;
+  const double floor_batched_nohash =
+      best_of(opt.reps, [&] { floor.batched<D, false>(pos, out); }) * per;
+  const double floor_single = best_of(opt.reps, [&] { floor.single<true>(pos, out); }) * per;
+  std::printf("floor: batched %.2f ns/key (without hashing %.2f), single-key %.2f ns/key\n",
+              floor_batched, floor_batched_nohash, floor_single);
+
+  const std::span<bool> outs(out, q);
+  const double pos_batch = best_of(opt.reps, [&] { filter.contains(pos, outs); }) * per;
+  if (count_true(out, q) != q) std::printf("  ERROR: a false negative in the batch!\n");
+  const double neg_batch = best_of(opt.reps, [&] { filter.contains(neg, outs); }) * per;
+  const double fpr = static_cast<double>(count_true(out, q)) / static_cast<double>(q);
+  const double pos_single = best_of(opt.reps,
+                                    [&] {
+                                      for (std::size_t i = 0; i < q; ++i)
+                                        out[i] = filter.contains(pos[i]);
+                                    }) *
+                            per;
+  const double neg_single = best_of(opt.reps,
+                                    [&] {
+                                      for (std::size_t i = 0; i < q; ++i)
+                                        out[i] = filter.contains(neg[i]);
+                                    }) *
+                            per;
+  std::printf(
+      "contains batched:   positive %.2f ns/key = %.2fx floor, negative %.2f ns/key = %.2fx"
+      " floor (fpr %.5f)\n",
+      pos_batch, pos_batch / floor_batched, neg_batch, neg_batch / floor_batched, fpr);
+  std::printf(
+      "contains single:    positive %.2f ns/key = %.2fx single floor, negative %.2f ns/key"
+      " = %.2fx single floor; batch speed-up %.2fx\n",
+      pos_single, pos_single / floor_single, neg_single, neg_single / floor_single,
+      (pos_single + neg_single) / (pos_batch + neg_batch));
+
+  if (opt.depths) {
+    std::printf(
+        "pipeline depth sweep (positive keys, ns/key; ratio to the floor at that depth):\n");
+    auto sweep = [&]<std::size_t Depth>() {
+      const double fl = best_of(opt.reps, [&] { floor.batched<Depth, true>(pos, out); }) * per;
+      const double fi =
+          best_of(opt.reps, [&] { filter.template contains_pipelined<Depth>(pos, outs); }) * per;
+      std::printf("  depth %2zu: floor %.2f, filter %.2f (%.2fx)\n", Depth, fl, fi, fi / fl);
+    };
+    sweep.template operator()<1>();
+    sweep.template operator()<2>();
+    sweep.template operator()<4>();
+    sweep.template operator()<8>();
+    sweep.template operator()<16>();
+    sweep.template operator()<32>();
+    sweep.template operator()<64>();
+  }
+
+  // ---- Erase last: it changes the filter. Half the positive sample each way (no repeats). -------
+  const std::size_t half = q / 2;
+  std::vector<std::uint64_t> victims(keys.begin(), keys.begin() + static_cast<std::ptrdiff_t>(q));
+  auto t0 = Clock::now();
+  std::size_t removed = 0;
+  for (std::size_t i = 0; i < half; ++i) removed += filter.erase(victims[i]) ? 1 : 0;
+  const double erase_single = seconds_since(t0) * 1e9 / static_cast<double>(half);
+  t0 = Clock::now();
+  removed += filter.erase(std::span<const std::uint64_t>(victims.data() + half, q - half));
+  const double erase_batch = seconds_since(t0) * 1e9 / static_cast<double>(q - half);
+  std::printf(
+      "erase: single-key %.2f ns/key (%.2fx single-key positive contains), batched %.2f"
+      " ns/key (%.2fx batched floor); removed %zu of %zu (one run each: erase changes the"
+      " filter)\n",
+      erase_single, erase_single / pos_single, erase_batch, erase_batch / floor_batched, removed,
+      q);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&] { return i + 1 < argc ? std::string(argv[++i]) : std::string(); };
+    if (a == "--mb") {
+      opt.mb = std::stod(value());
+    } else if (a == "--f") {
+      opt.f = static_cast<unsigned>(std::stoul(value()));
+    } else if (a == "--load") {
+      opt.load = std::stod(value());
+    } else if (a == "--queries") {
+      opt.queries = std::stoull(value());
+    } else if (a == "--reps") {
+      opt.reps = std::stoi(value());
+    } else if (a == "--depths") {
+      opt.depths = true;
+    } else if (a == "--single-build") {
+      opt.single_build = true;
+    } else if (a == "--compare") {
+      opt.compare = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: perf_bench [--mb 192] [--f 12] [--load 0.95] [--queries 10000000]"
+                   " [--reps 3] [--depths] [--single-build] [--compare]\n");
+      return 2;
+    }
+  }
+  if (opt.compare) {
+    compare_paths<cuckoo::PackedTable<4, 12>>(12, opt.reps);
+    compare_paths<cuckoo::PackedTable<4, 16>>(16, opt.reps);
+    compare_paths<cuckoo::PackedTable<4, 8>>(8, opt.reps);
+    compare_paths<cuckoo::PackedTable<2>>(16, opt.reps);
+    return 0;
+  }
+  switch (opt.f) {
+    case 8:
+      return run<cuckoo::PackedTable<4, 8>>(opt);
+    case 12:
+      return run<cuckoo::PackedTable<4, 12>>(opt);
+    case 16:
+      return run<cuckoo::PackedTable<4, 16>>(opt);
+    default:
+      return run<cuckoo::PackedTable<4>>(opt);
+  }
+}
