@@ -191,6 +191,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
       const std::string family = name.substr(0, slash);
       std::string pair = name.substr(slash + 1);
       if (median) pair = pair.substr(0, pair.rfind("_median"));
+      pair = pair.substr(0, pair.find("/iterations:"));
       Row& row = rows_[pair];
       if (family == "plain") row.plain_cpu = run.GetAdjustedCPUTime();
       if (family == "semi") row.semi_cpu = run.GetAdjustedCPUTime();
