@@ -33,11 +33,19 @@
 // f > 18), with the exact zero-lane test: x = lanes ⊕ (l · ones) has lane j zero iff
 // ~(((x & rest) + rest) | x) has lane j's top bit set, where rest = every lane bit but the top one
 // (the sum cannot carry out of a lane, so no lane is flagged spuriously — needed, because a
-// flagged lane is then trusted to name the slot). Only when some low part matches is the index
-// read and decoded, and the nibbles compared in the same way; the entry matches iff both halves
-// do in the same lane. A query that matches no low part — almost every negative lookup once
-// w ≥ 8 — costs one load, a few ALU operations and no table access, about what
-// PackedTable<4, f> costs.
+// flagged lane is then trusted to name the slot); the flags are gathered into a 4-bit lane mask
+// with one multiply (w ≥ 4) or lane by lane. Only when some low part matches is the index read
+// (from the same load when f ≤ 15) and decoded, and the nibbles compared in the same way; the
+// entry matches iff both halves do in the same lane. A query that matches no low part — almost
+// every negative lookup once w ≥ 8 — costs one load, about a dozen ALU operations and no table
+// access, about what PackedTable<4, f> costs.
+//
+// Measured alternatives (bench/semisort_bench.cpp, 10^7 items at 95%, a table far larger than
+// the caches, where a lookup's cost is mostly how many of them the core keeps in flight): always
+// decoding, branch-free, made negative lookups 1.4–1.6× plain; one branch for both buckets of a
+// lookup (predictable for all-positive and all-negative streams) made positive ones 1.4–1.6×, as
+// they then decode both buckets. Branching per bucket, as here, measured best: negative about
+// 1.0×, positive about 1.3×.
 //
 // False matches. A stored fingerprint is a full f-bit value, so a query matches a stored entry
 // with probability 1 / (2^f − 1) exactly as in PackedTable<4, f>, and a negative lookup at load α
@@ -259,6 +267,13 @@ class SemiSortedTable {
     std::uint64_t highs = 0;   // top bit of each lane
     std::uint64_t rest = 0;    // the other bits of each lane
     std::uint64_t group_mask = 0;
+    // Gathers a group's zero flags (bit w − 1 of each lane) into its low bits in one multiply:
+    // lanes = (zero · gather_multiplier) >> gather_shift. The multiplier has a bit at P − j(w − 1)
+    // for lane j, P = (group − 1)(w − 1), so lane j's flag lands on bit P + j + w − 1; the other
+    // partial products land outside those bits, and for w ≥ 4 their carries cannot reach them
+    // (checked for every width by the unit tests). 0 for w < 4, which gathers lane by lane.
+    std::uint64_t gather_multiplier = 0;
+    unsigned gather_shift = 0;
   };
 
   static constexpr std::uint64_t low_mask(unsigned bits) noexcept {
@@ -277,6 +292,13 @@ class SemiSortedTable {
       g.highs = g.ones << (g.low_bits - 1);
       g.group_mask = low_mask(g.group * g.low_bits);
       g.rest = g.group_mask & ~g.highs;
+    }
+    if (g.low_bits >= 4) {
+      const unsigned top = (g.group - 1) * (g.low_bits - 1);
+      for (unsigned lane = 0; lane < g.group; ++lane) {
+        g.gather_multiplier |= std::uint64_t{1} << (top - lane * (g.low_bits - 1));
+      }
+      g.gather_shift = top + g.low_bits - 1;
     }
     return g;
   }
@@ -322,34 +344,53 @@ class SemiSortedTable {
     std::memcpy(buffer_.data() + (bit >> 3), &word, sizeof word);
   }
 
-  /// A 4-bit mask of the lanes of `bucket` whose low part equals `low`.
-  unsigned low_matches(const Geometry& g, std::uint64_t first, std::uint32_t low) const noexcept {
+  /// A 4-bit mask of the lanes whose low part equals `low`; `head` is the bucket's first bits,
+  /// already loaded and shifted down.
+  unsigned low_matches(const Geometry& g, std::uint64_t first, std::uint64_t head,
+                       std::uint32_t low) const noexcept {
     if (g.low_bits == 0) return 0xF;  // f = 4: every entry is its nibble
     unsigned lanes = 0;
     for (unsigned base = 0; base < 4; base += g.group) {
       const std::uint64_t bit = first + base * g.low_bits;
-      const std::uint64_t word = load(bit >> 3) >> (bit & 7) & g.group_mask;
+      const std::uint64_t word = (base == 0 ? head : load(bit >> 3) >> (bit & 7)) & g.group_mask;
       const std::uint64_t x = word ^ (low * g.ones);
       const std::uint64_t zero = ~(((x & g.rest) + g.rest) | x) & g.highs;
-      if (zero == 0) continue;  // the common case of a negative lookup
-      for (unsigned lane = 0; lane < g.group; ++lane) {
-        lanes |= static_cast<unsigned>(zero >> (lane * g.low_bits + g.low_bits - 1) & 1)
-                 << (base + lane);
+      if (g.gather_multiplier != 0) {
+        const unsigned group_lanes = (1u << g.group) - 1;
+        lanes |=
+            (static_cast<unsigned>((zero * g.gather_multiplier) >> g.gather_shift) & group_lanes)
+            << base;
+      } else {
+        for (unsigned lane = 0; lane < g.group; ++lane) {
+          lanes |= static_cast<unsigned>(zero >> (lane * g.low_bits + g.low_bits - 1) & 1)
+                   << (base + lane);
+        }
       }
     }
     return lanes;
+  }
+
+  /// The packed nibble tuple of the bucket at table bit `first`, whose first bits are `head`.
+  std::uint32_t tuple_at(const Geometry& g, std::uint64_t first,
+                         std::uint64_t head) const noexcept {
+    const std::uint64_t index_bit = 4 * g.low_bits;
+    const std::uint32_t index =
+        index_bit + detail::semisort::kIndexBits <= kWindowBits  // f ≤ 15: one load has it all
+            ? static_cast<std::uint32_t>(head >> index_bit) & 0xFFFu
+            : read_field(first + index_bit, detail::semisort::kIndexBits);
+    return detail::semisort::kDecode[index];
   }
 
   /// A 4-bit mask of the slots of `bucket` equal to `value`, exact.
   unsigned matches(std::uint64_t bucket, std::uint32_t value) const noexcept {
     const Geometry g = geometry();
     const std::uint64_t first = bucket * g.bucket_bits;
+    const std::uint64_t head = load(first >> 3) >> (first & 7);
     const unsigned low_lanes =
-        low_matches(g, first, value & static_cast<std::uint32_t>(low_mask(g.low_bits)));
+        low_matches(g, first, head, value & static_cast<std::uint32_t>(low_mask(g.low_bits)));
     if (low_lanes == 0) return 0;
-    const std::uint32_t tuple =
-        detail::semisort::kDecode[read_field(first + 4 * g.low_bits, detail::semisort::kIndexBits)];
-    return low_lanes & detail::semisort::nibble_matches(tuple, value >> g.low_bits);
+    return low_lanes &
+           detail::semisort::nibble_matches(tuple_at(g, first, head), value >> g.low_bits);
   }
 
   Entries decode(std::uint64_t bucket) const noexcept {
