@@ -51,8 +51,8 @@ inline Scale scale_named(const std::string& name) {
     return {"default", {15, 20}, {10, 2}, 20, 3, 8'000'000, 64 * kMiB, 3, 1'000'000, 4'000'000};
   // The paper: 192 MB filters (m = 2^25 buckets of four 12-bit entries), 10 runs everywhere.
   if (name == "paper")
-    return {"paper", {15, 20, 25, 30}, {10, 10, 10, 10}, 22, 10, 50'000'000, 192 * kMiB, 10,
-            10'000'000, 20'000'000};
+    return {"paper", {15, 20, 25, 30}, {10, 10, 10, 10}, 22, 10, 50'000'000, 192 * kMiB,
+            10,      10'000'000,       20'000'000};
   throw std::invalid_argument("unknown scale '" + name + "' (tiny, default, paper)");
 }
 
@@ -68,8 +68,12 @@ inline std::vector<std::uint64_t> make_keys(std::size_t n, std::uint64_t seed) {
 
 // Positive (inserted) and negative (never inserted) keys come from different streams; a collision
 // between them has probability ~n²/2^64 and is ignored, as in the paper.
-inline std::uint64_t positive_seed(unsigned run) { return 0x9E3779B97F4A7C15ull * (2 * run + 1); }
-inline std::uint64_t negative_seed(unsigned run) { return 0xD1B54A32D192ED03ull * (2 * run + 2); }
+inline std::uint64_t positive_seed(unsigned run) {
+  return 0x9E3779B97F4A7C15ull * (2 * run + 1);
+}
+inline std::uint64_t negative_seed(unsigned run) {
+  return 0xD1B54A32D192ED03ull * (2 * run + 2);
+}
 
 // ---- Timing -------------------------------------------------------------------------------------
 
@@ -160,9 +164,15 @@ class Csv {
   std::size_t columns_;
 };
 
-inline std::string num(double x) { return std::isfinite(x) ? fmt::format("{:.6g}", x) : "nan"; }
-inline std::string num(std::size_t x) { return std::to_string(x); }
-inline std::string num(unsigned x) { return std::to_string(x); }
+inline std::string num(double x) {
+  return std::isfinite(x) ? fmt::format("{:.6g}", x) : "nan";
+}
+inline std::string num(std::size_t x) {
+  return std::to_string(x);
+}
+inline std::string num(unsigned x) {
+  return std::to_string(x);
+}
 
 /// Options every experiment receives.
 struct Options {

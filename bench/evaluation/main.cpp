@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <CLI/CLI.hpp>
 
 #include "common.hpp"
 #include "experiments.hpp"
@@ -37,13 +37,15 @@ int main(int argc, char** argv) {
       {"load", "Table 2 / Fig. 2: max load factor vs fingerprint bits", {}},
       {"fpr", "Fig. 3: bits per item vs measured false-positive rate, b = 2, 4, 8", {}},
       {"space", "Fig. 4: bits per item vs target epsilon, curves and measured points", {}},
-      {"table3", "Table 3: items, bits/item, FPR, construction speed at equal memory",
+      {"table3",
+       "Table 3: items, bits/item, FPR, construction speed at equal memory",
        {Part::kTable3}},
       {"lookup", "Fig. 5: lookup throughput vs fraction of positive queries", {Part::kLookup}},
       {"occupancy", "Fig. 6: lookup throughput vs occupancy", {Part::kOccupancy}},
       {"insert", "Fig. 7: insert throughput vs occupancy", {Part::kInsert}},
       {"delete", "Fig. 8: delete-until-empty throughput vs occupancy", {Part::kDelete}},
-      {"throughput", "Table 3 and Fig. 5-8 in one pass per filter",
+      {"throughput",
+       "Table 3 and Fig. 5-8 in one pass per filter",
        {Part::kTable3, Part::kLookup, Part::kOccupancy, Part::kInsert, Part::kDelete}},
       {"report", "render plots and write REPORT.md from the CSVs in --out", {}},
       {"all", "every experiment, then the report", {}},

@@ -120,8 +120,8 @@ void run_load(const Options& opt) {
           progress.step(fmt::format("m=2^{} b={} f={}", log2_m, b, f));
         }
         const Summary sum = summarize(loads);
-        csv.row({num(b), num(log2_m), num(f), num(s.load_runs[i]), num(sum.mean),
-                 num(sum.variance), num(sum.min), num(sum.max)});
+        csv.row({num(b), num(log2_m), num(f), num(s.load_runs[i]), num(sum.mean), num(sum.variance),
+                 num(sum.min), num(sum.max)});
       }
     }
   }

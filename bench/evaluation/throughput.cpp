@@ -29,8 +29,8 @@
 namespace bench {
 namespace {
 
-constexpr std::size_t kChunks = 20;              // fill and delete steps: 5% of the key budget
-constexpr std::size_t kLookupEvery = 2;          // lookups after every other chunk: 10 points
+constexpr std::size_t kChunks = 20;      // fill and delete steps: 5% of the key budget
+constexpr std::size_t kLookupEvery = 2;  // lookups after every other chunk: 10 points
 const std::vector<double> kMixes = {0, 0.25, 0.5, 0.75, 1.0};  // Fig. 5's p
 
 struct Point {
@@ -118,8 +118,8 @@ RunResult run_pass(F& f, std::size_t limit, std::size_t capacity, const PassInpu
     const double dt = seconds_since(t0);
     res.build_seconds += dt;
     if (n > begin) {
-      res.insert.push_back({(before + occupancy_of(f, capacity)) / 2,
-                            static_cast<double>(n - begin) / dt / 1e6});
+      res.insert.push_back(
+          {(before + occupancy_of(f, capacity)) / 2, static_cast<double>(n - begin) / dt / 1e6});
     }
     const bool last = full || n >= limit;
     if (want.occupancy && n > 0 && ((c + 1) % kLookupEvery == 0 || last)) {
@@ -138,7 +138,7 @@ RunResult run_pass(F& f, std::size_t limit, std::size_t capacity, const PassInpu
     std::size_t fp = 0;
     for (std::size_t i = 0; i < in.fpr_queries; ++i) fp += f.contains(negatives[i]) ? 1 : 0;
     res.fpr = static_cast<double>(fp) / static_cast<double>(in.fpr_queries);
-    }
+  }
   if (want.mix) {
     for (const double p : kMixes) {
       std::vector<std::uint64_t> queries(q);
@@ -162,9 +162,10 @@ RunResult run_pass(F& f, std::size_t limit, std::size_t capacity, const PassInpu
         std::size_t erased = 0;
         for (std::size_t j = i; j < end; ++j) erased += f.erase(keys[j]) ? 1 : 0;
         const double dt = seconds_since(t0);
-        if (erased != end - i) throw std::logic_error(in.name + ": erase of an inserted key failed");
-        res.erase.push_back({(before + occupancy_of(f, capacity)) / 2,
-                             static_cast<double>(end - i) / dt / 1e6});
+        if (erased != end - i)
+          throw std::logic_error(in.name + ": erase of an inserted key failed");
+        res.erase.push_back(
+            {(before + occupancy_of(f, capacity)) / 2, static_cast<double>(end - i) / dt / 1e6});
         i = end;
       }
     }
@@ -184,15 +185,16 @@ void write_series(Csv& csv, std::vector<std::string> prefix,
     }
     const Summary m = summarize(mops);
     std::vector<std::string> row = prefix;
-    for (auto& field : {num(summarize(occ).median), num(m.median), num(m.min), num(m.max),
-                        num(mops.size())}) {
+    for (auto& field :
+         {num(summarize(occ).median), num(m.median), num(m.min), num(m.max), num(mops.size())}) {
       row.push_back(field);
     }
     csv.row(row);
   }
 }
 
-// ---- The filters under test -----------------------------------------------------------------------
+// ---- The filters under test
+// -----------------------------------------------------------------------
 
 /// One filter of the comparison: how to build it for a memory budget and run the pass on it.
 struct Subject {
@@ -224,8 +226,7 @@ std::vector<Subject> all_subjects(std::size_t bytes) {
   if (semi_sorted) {
     out.push_back({"ss-CF", true, [m](const PassInput& in, const Wanted& w) {
                      cuckoo::Filter filter(cuckoo::Layout{m, 13, 4, true}, m * 4, 500, in.seed);
-                     return filter.visit(
-                         [&](auto& f) { return run_pass(f, m * 4, m * 4, in, w); });
+                     return filter.visit([&](auto& f) { return run_pass(f, m * 4, m * 4, in, w); });
                    }});
   }
   return out;
@@ -264,8 +265,13 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
     const auto keys = make_keys(key_budget, positive_seed(r));
     const auto negatives = make_keys(negatives_needed, negative_seed(r));
     for (const Subject& subject : subjects) {
-      const PassInput in{subject.name,  &keys,     &negatives, s.lookup_queries,
-                         s.fpr_queries, &progress, cuckoo::defaults::kSeed + r};
+      const PassInput in{subject.name,
+                         &keys,
+                         &negatives,
+                         s.lookup_queries,
+                         s.fpr_queries,
+                         &progress,
+                         cuckoo::defaults::kSeed + r};
       results[subject.name].push_back(subject.run(in, want));
     }
   }
@@ -291,16 +297,16 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
     }
   }
   if (want.mix) {
-    Csv csv(opt.out_dir / "lookup.csv", {"filter", "p", "mops_median", "mops_min", "mops_max",
-                                          "runs"});
+    Csv csv(opt.out_dir / "lookup.csv",
+            {"filter", "p", "mops_median", "mops_min", "mops_max", "runs"});
     for (const Subject& subject : subjects) {
       const auto& runs = results[subject.name];
       for (std::size_t i = 0; i < kMixes.size(); ++i) {
         std::vector<double> v;
         for (const auto& r : runs) v.push_back(r.mix[i]);
         const Summary m = summarize(v);
-        csv.row({subject.name, num(kMixes[i]), num(m.median), num(m.min), num(m.max),
-                 num(v.size())});
+        csv.row(
+            {subject.name, num(kMixes[i]), num(m.median), num(m.min), num(m.max), num(v.size())});
       }
     }
   }
@@ -325,7 +331,8 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
   }
   if (has(parts, Part::kInsert)) {
     Csv csv(opt.out_dir / "insert.csv", header({"filter"}));
-    for (const Subject& subject : subjects) series(csv, subject, &RunResult::insert, {subject.name});
+    for (const Subject& subject : subjects)
+      series(csv, subject, &RunResult::insert, {subject.name});
   }
   if (want.erase) {
     Csv csv(opt.out_dir / "delete.csv", header({"filter"}));
