@@ -2,13 +2,15 @@
 # build and run; nothing else is needed on a fresh machine.
 #
 #   make test    build with -Werror, run every test; then again under ASan + UBSan
-#   make bench   build in Release with -march=native and run the benchmarks, writing results/
+#   make bench   build in Release with -march=native, rerun the paper's evaluation (cuckoo-bench all,
+#                BENCH_SCALE=tiny|default|paper) and write CSVs, plots and REPORT.md to BENCH_OUT
 #
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 BENCH_SCALE ?= default
+BENCH_OUT ?= results
 
 # Debian packages the build, tests, tools and benchmarks need.
 PACKAGES := cmake g++ make pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev \
@@ -55,8 +57,8 @@ test-sanitize: deps $(BUILD)/sanitize/CMakeCache.txt
 test: test-debug test-sanitize
 
 bench: deps $(BUILD)/release/CMakeCache.txt
-	cmake --build $(BUILD)/release -j $(JOBS)
-	$(BUILD)/release/bench/cuckoo_microbench
+	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo-bench
+	$(BUILD)/release/bench/cuckoo-bench --scale $(BENCH_SCALE) --out $(BENCH_OUT) all
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')
