@@ -40,19 +40,55 @@ struct Scale {
   unsigned throughput_runs;
   std::size_t lookup_queries;
   std::size_t fpr_queries;
+  double point_seconds;  // a lookup point stops after this long, even short of lookup_queries
 };
 
 inline Scale scale_named(const std::string& name) {
   constexpr std::size_t kMiB = std::size_t{1} << 20;
-  if (name == "tiny") return {"tiny", {10, 12}, {3, 2}, 12, 2, 200'000, kMiB, 2, 20'000, 100'000};
+  if (name == "tiny") {
+    return {.name = "tiny",
+            .load_log2_buckets = {10, 12},
+            .load_runs = {3, 2},
+            .fpr_log2_slots = 12,
+            .fpr_runs = 2,
+            .fpr_max_queries = 200'000,
+            .filter_bytes = kMiB,
+            .throughput_runs = 2,
+            .lookup_queries = 20'000,
+            .fpr_queries = 100'000,
+            .point_seconds = 0.01};
+  }
   // Default: what fits in about five minutes on two cores. m = 2^25 (128M slots per fill) would
-  // take minutes per point, so the load experiment stops at 2^20 and runs fewer trials there.
-  if (name == "default")
-    return {"default", {15, 20}, {10, 2}, 20, 3, 8'000'000, 64 * kMiB, 3, 1'000'000, 4'000'000};
-  // The paper: 192 MB filters (m = 2^25 buckets of four 12-bit entries), 10 runs everywhere.
-  if (name == "paper")
-    return {"paper", {15, 20, 25, 30}, {10, 10, 10, 10}, 22, 10, 50'000'000, 192 * kMiB,
-            10,      10'000'000,       20'000'000};
+  // take minutes per point, so the load experiment stops at 2^20 with one run there; throughput
+  // filters are 64 MiB (well above the caches), three runs each.
+  if (name == "default") {
+    return {.name = "default",
+            .load_log2_buckets = {15, 20},
+            .load_runs = {10, 1},
+            .fpr_log2_slots = 20,
+            .fpr_runs = 3,
+            .fpr_max_queries = 4'000'000,
+            .filter_bytes = 64 * kMiB,
+            .throughput_runs = 3,
+            .lookup_queries = 1'000'000,
+            .fpr_queries = 4'000'000,
+            .point_seconds = 0.1};
+  }
+  // The paper: 192 MB filters (m = 2^25 buckets of four 12-bit entries), 10 runs everywhere,
+  // load tables up to 2^30 buckets where memory allows.
+  if (name == "paper") {
+    return {.name = "paper",
+            .load_log2_buckets = {15, 20, 25, 30},
+            .load_runs = {10, 10, 10, 10},
+            .fpr_log2_slots = 22,
+            .fpr_runs = 10,
+            .fpr_max_queries = 50'000'000,
+            .filter_bytes = 192 * kMiB,
+            .throughput_runs = 10,
+            .lookup_queries = 10'000'000,
+            .fpr_queries = 20'000'000,
+            .point_seconds = 1.0};
+  }
   throw std::invalid_argument("unknown scale '" + name + "' (tiny, default, paper)");
 }
 

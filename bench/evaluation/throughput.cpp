@@ -25,6 +25,21 @@
 #include "common.hpp"
 #include "cuckoo/cuckoo.hpp"
 #include "experiments.hpp"
+#if __has_include("cuckoo/amq/bloom.hpp")
+#include "cuckoo/amq/bloom.hpp"
+#endif
+#if __has_include("cuckoo/amq/blocked_bloom.hpp")
+#include "cuckoo/amq/blocked_bloom.hpp"
+#endif
+#if __has_include("cuckoo/amq/quotient_filter.hpp")
+#include "cuckoo/amq/quotient_filter.hpp"
+#endif
+#if __has_include("cuckoo/amq/dleft_counting_bloom.hpp")
+#include "cuckoo/amq/dleft_counting_bloom.hpp"
+#endif
+#if __has_include("cuckoo/amq/counting_bloom.hpp")
+#include "cuckoo/amq/counting_bloom.hpp"
+#endif
 
 namespace bench {
 namespace {
@@ -54,28 +69,38 @@ struct PassInput {
   const std::vector<std::uint64_t>* keys;
   const std::vector<std::uint64_t>* negatives;
   std::size_t lookup_queries, fpr_queries;
+  double budget;  // seconds per lookup measurement, at most
   Progress* progress;
   std::uint64_t seed;
 };
 
+/// Items over the filter's entries (its capacity for the Bloom filters, which have none). Not
+/// load_factor(): the d-left filter's scans its whole table.
 template <class F>
 double occupancy_of(const F& f, std::size_t capacity) {
-  if constexpr (requires { f.load_factor(); }) {
-    return f.load_factor();
-  } else {
-    return static_cast<double>(f.size()) / static_cast<double>(capacity);
-  }
+  return static_cast<double>(f.size()) / static_cast<double>(capacity);
 }
 
+/// Lookup throughput over `queries`, in blocks, stopping early once `budget` seconds have passed
+/// so that a slow filter costs about as much time per point as a fast one. `done` is the number
+/// of queries made, `hits` how many answered true.
 template <class F>
-double time_lookups(const F& f, const std::vector<std::uint64_t>& queries, std::size_t& hits) {
+double time_lookups(const F& f, const std::vector<std::uint64_t>& queries, double budget,
+                    std::size_t& done, std::size_t& hits) {
+  constexpr std::size_t kBlock = 1 << 14;
   const auto t0 = Clock::now();
-  std::size_t h = 0;
-  for (const std::uint64_t k : queries) h += f.contains(k) ? 1 : 0;
-  const double dt = seconds_since(t0);
+  std::size_t h = 0, i = 0;
+  double dt = 0;
+  while (i < queries.size()) {
+    const std::size_t end = std::min(i + kBlock, queries.size());
+    for (; i < end; ++i) h += f.contains(queries[i]) ? 1 : 0;
+    dt = seconds_since(t0);
+    if (dt >= budget) break;
+  }
+  done = i;
   hits = h;
   g_sink = g_sink + h;
-  return static_cast<double>(queries.size()) / dt / 1e6;
+  return static_cast<double>(i) / dt / 1e6;
 }
 
 /// Q inserted keys spread over the whole inserted prefix (not just the oldest ones).
@@ -89,8 +114,8 @@ std::vector<std::uint64_t> sample(const std::vector<std::uint64_t>& keys, std::s
 
 /// The pass itself, for any filter with insert / contains (/ erase) / size. `limit` is the most
 /// keys to insert (the capacity for filters filled "to capacity"; the slot count for those filled
-/// until their first failed insert); `capacity` scales occupancy for filters without a load
-/// factor of their own.
+/// until their first failed insert); `capacity` is what occupancy divides by (entries, or the
+/// design capacity of a Bloom filter).
 template <class F>
 RunResult run_pass(F& f, std::size_t limit, std::size_t capacity, const PassInput& in,
                    const Wanted& want) {
@@ -123,11 +148,11 @@ RunResult run_pass(F& f, std::size_t limit, std::size_t capacity, const PassInpu
     }
     const bool last = full || n >= limit;
     if (want.occupancy && n > 0 && ((c + 1) % kLookupEvery == 0 || last)) {
-      std::size_t hits = 0;
+      std::size_t done = 0, hits = 0;
       const double occ = occupancy_of(f, capacity);
-      res.positive.push_back({occ, time_lookups(f, sample(keys, n, q), hits)});
-      if (hits != q) throw std::logic_error(in.name + ": false negative");
-      res.negative.push_back({occ, time_lookups(f, negative_queries, hits)});
+      res.positive.push_back({occ, time_lookups(f, sample(keys, n, q), in.budget, done, hits)});
+      if (hits != done) throw std::logic_error(in.name + ": false negative");
+      res.negative.push_back({occ, time_lookups(f, negative_queries, in.budget, done, hits)});
     }
     if (in.progress) in.progress->step(fmt::format("{} fill {:.0f}%", in.name, 100.0 * n / limit));
   }
@@ -148,8 +173,8 @@ RunResult run_pass(F& f, std::size_t limit, std::size_t capacity, const PassInpu
         const bool positive = static_cast<double>(rng() >> 11) * 0x1.0p-53 < p;
         k = positive ? keys[(rng() >> 32) * n >> 32] : negatives[next_negative++];
       }
-      std::size_t hits = 0;
-      res.mix.push_back(time_lookups(f, queries, hits));
+      std::size_t done = 0, hits = 0;
+      res.mix.push_back(time_lookups(f, queries, in.budget, done, hits));
     }
   }
   if constexpr (requires { f.erase(std::uint64_t{}); }) {
@@ -200,6 +225,7 @@ void write_series(Csv& csv, std::vector<std::string> prefix,
 struct Subject {
   std::string name;
   bool erasable;
+  bool in_paper;  // one of Table 3's six; the CBF only appears in Fig. 8
   std::function<RunResult(const PassInput&, const Wanted&)> run;
 };
 
@@ -210,7 +236,7 @@ std::vector<Subject> all_subjects(std::size_t bytes) {
   // CF: buckets of four 12-bit entries, as many as fit (m = 2^25 at 192 MiB, as in the paper);
   // filled until the first failed insert, so the limit is the slot count.
   const std::uint64_t m = bytes * 8 / (4 * 12) & ~std::uint64_t{1};
-  out.push_back({"CF", true, [m](const PassInput& in, const Wanted& w) {
+  out.push_back({"CF", true, true, [m](const PassInput& in, const Wanted& w) {
                    cuckoo::BasicFilter<cuckoo::PackedTable<4, 12>> f(
                        cuckoo::Layout{m, 12, 4, false}, m * 4, 500, in.seed);
                    return run_pass(f, m * 4, m * 4, in, w);
@@ -224,11 +250,55 @@ std::vector<Subject> all_subjects(std::size_t bytes) {
     semi_sorted = false;
   }
   if (semi_sorted) {
-    out.push_back({"ss-CF", true, [m](const PassInput& in, const Wanted& w) {
+    out.push_back({"ss-CF", true, true, [m](const PassInput& in, const Wanted& w) {
                      cuckoo::Filter filter(cuckoo::Layout{m, 13, 4, true}, m * 4, 500, in.seed);
                      return filter.visit([&](auto& f) { return run_pass(f, m * 4, m * 4, in, w); });
                    }});
   }
+  // The comparators (include/cuckoo/amq/), each present only if this build has its header.
+  // BF and blk-BF: 13 bits per item, k = 9, filled to that capacity (§7.1).
+  [[maybe_unused]] const std::size_t bloom_items = bytes * 8 / 13;
+#if __has_include("cuckoo/amq/bloom.hpp")
+  out.push_back({"BF", false, true, [=](const PassInput& in, const Wanted& w) {
+                   auto f =
+                       cuckoo::amq::Bloom::with_memory_and_hashes(bytes, bloom_items, 9, in.seed);
+                   return run_pass(f, f.capacity(), f.capacity(), in, w);
+                 }});
+#endif
+#if __has_include("cuckoo/amq/blocked_bloom.hpp")
+  out.push_back({"blk-BF", false, true, [=](const PassInput& in, const Wanted& w) {
+                   auto f = cuckoo::amq::BlockedBloom::with_memory_and_hashes(bytes, bloom_items, 9,
+                                                                              in.seed);
+                   return run_pass(f, f.capacity(), f.capacity(), in, w);
+                 }});
+#endif
+  // QF: 12-bit slots (9-bit remainders), filled to its 90% maximum load.
+#if __has_include("cuckoo/amq/quotient_filter.hpp")
+  out.push_back({"QF", true, true, [=](const PassInput& in, const Wanted& w) {
+                   auto f =
+                       cuckoo::amq::QuotientFilter::with_memory(bytes, bytes * 8 / 12, in.seed);
+                   return run_pass(f, f.capacity(), f.slot_count(), in, w);
+                 }});
+#endif
+  // dl-CBF: d = 4 tables of 4-cell buckets, filled until its first failed insert.
+#if __has_include("cuckoo/amq/dleft_counting_bloom.hpp")
+  out.push_back({"dl-CBF", true, true, [=](const PassInput& in, const Wanted& w) {
+                   auto f =
+                       cuckoo::amq::DLeftCountingBloom::with_memory(bytes, bytes * 8 / 12, in.seed);
+                   return run_pass(f, f.cell_count(), f.cell_count(), in, w);
+                 }});
+#endif
+  // CBF: 4-bit counters, 13 counters per item like the BF's bits, so it holds a quarter as many
+  // items in the same memory. Only for Fig. 8 (the paper leaves it out; the issue asks for it).
+#if __has_include("cuckoo/amq/counting_bloom.hpp")
+  out.push_back({"CBF", true, false, [=](const PassInput& in, const Wanted& w) {
+                   auto f =
+                       cuckoo::amq::CountingBloom::with_memory(bytes, bloom_items / 4, in.seed);
+                   Wanted only_delete;
+                   only_delete.erase = w.erase;
+                   return run_pass(f, f.capacity(), f.capacity(), in, only_delete);
+                 }});
+#endif
   return out;
 }
 
@@ -265,13 +335,15 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
     const auto keys = make_keys(key_budget, positive_seed(r));
     const auto negatives = make_keys(negatives_needed, negative_seed(r));
     for (const Subject& subject : subjects) {
-      const PassInput in{subject.name,
-                         &keys,
-                         &negatives,
-                         s.lookup_queries,
-                         s.fpr_queries,
-                         &progress,
-                         cuckoo::defaults::kSeed + r};
+      if (!subject.in_paper && !want.erase) continue;  // the CBF is only in Fig. 8
+      const PassInput in{.name = subject.name,
+                         .keys = &keys,
+                         .negatives = &negatives,
+                         .lookup_queries = s.lookup_queries,
+                         .fpr_queries = s.fpr_queries,
+                         .budget = s.point_seconds,
+                         .progress = &progress,
+                         .seed = cuckoo::defaults::kSeed + r};
       results[subject.name].push_back(subject.run(in, want));
     }
   }
@@ -282,6 +354,7 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
              "bits_per_item", "fpr_median", "fpr_min", "fpr_max", "build_mops_median",
              "build_mops_min", "build_mops_max"});
     for (const Subject& subject : subjects) {
+      if (!subject.in_paper) continue;
       const auto& runs = results[subject.name];
       std::vector<double> items, fprs, speed;
       for (const auto& r : runs) {
@@ -300,6 +373,7 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
     Csv csv(opt.out_dir / "lookup.csv",
             {"filter", "p", "mops_median", "mops_min", "mops_max", "runs"});
     for (const Subject& subject : subjects) {
+      if (!subject.in_paper) continue;
       const auto& runs = results[subject.name];
       for (std::size_t i = 0; i < kMixes.size(); ++i) {
         std::vector<double> v;
@@ -325,6 +399,7 @@ void run_throughput(const Options& opt, const std::vector<Part>& parts) {
   if (want.occupancy) {
     Csv csv(opt.out_dir / "occupancy.csv", header({"filter", "kind"}));
     for (const Subject& subject : subjects) {
+      if (!subject.in_paper) continue;
       series(csv, subject, &RunResult::negative, {subject.name, "negative"});
       series(csv, subject, &RunResult::positive, {subject.name, "positive"});
     }
