@@ -26,6 +26,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"tiny", "default", "paper"}))
       ->capture_default_str();
   app.add_option("--out", out, "results folder: CSVs, plots, REPORT.md")->capture_default_str();
+  unsigned runs = 0;
+  app.add_option("--runs", runs,
+                 "override the scale's run count of every experiment (quick looks)");
 
   using bench::Part;
   struct Command {
@@ -54,7 +57,12 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    const bench::Options opt{bench::scale_named(scale), out};
+    bench::Scale chosen = bench::scale_named(scale);
+    if (runs != 0) {
+      for (auto& r : chosen.load_runs) r = runs;
+      chosen.fpr_runs = chosen.throughput_runs = runs;
+    }
+    const bench::Options opt{chosen, out};
     std::filesystem::create_directories(opt.out_dir);
     const std::string name = app.get_subcommands().front()->get_name();
     if (name != "report") bench::record_meta(opt.out_dir, "scale", scale);
