@@ -2,6 +2,7 @@
 // pre-generated keys, timing, statistics over runs, progress lines and CSV output.
 #pragma once
 
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -116,6 +117,16 @@ inline std::uint64_t negative_seed(unsigned run) {
 using Clock = std::chrono::steady_clock;
 inline double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// CPU time consumed by this thread, in seconds. The timed regions use it rather than the wall
+/// clock: on an idle machine the two agree (a thread stalled on memory is still running), and on
+/// a shared one — two cores, several builds and benchmarks at once — time spent descheduled
+/// would otherwise be charged to whichever filter happened to be running.
+inline double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 /// Keeps the compiler from deleting a timed loop whose answers nobody reads.

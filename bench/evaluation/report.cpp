@@ -677,7 +677,8 @@ void write_report(const Options& opt) {
     md +=
         "\n| filter | p = 0% | 25% | 50% | 75% | 100% | (Mops, median) |\n| --- | --- | --- | --- "
         "| --- | --- | --- |\n";
-    for (const auto& [f, s] : by) {
+    for (const auto& f : filters_in(*t)) {
+      const auto& s = by[f];
       md += "| " + f + " |";
       for (const auto& pt : s.points) md += fmt::format(" {:.1f} |", pt[1]);
       md += " |\n";
@@ -767,7 +768,8 @@ void write_report(const Options& opt) {
     md +=
         "\n| filter | negative: first → last point (Mops) | positive: first → last point |\n"
         "| --- | --- | --- |\n";
-    for (const auto& [f, s] : by) {
+    for (const auto& f : filters_in(*t)) {
+      const auto& s = by[f];
       md += fmt::format("| {} | {:.1f} → {:.1f} | {:.1f} → {:.1f} |\n", f, first_y(s.first),
                         last_y(s.first), first_y(s.second), last_y(s.second));
     }
@@ -816,7 +818,8 @@ void write_report(const Options& opt) {
     md +=
         "\n| filter | at the lowest occupancy (Mops) | at the highest | last ÷ first |\n"
         "| --- | --- | --- | --- |\n";
-    for (const auto& [f, s] : by) {
+    for (const auto& f : filters_in(*t)) {
+      const auto& s = by[f];
       md += fmt::format("| {} | {:.1f} | {:.1f} | {:.2f} |\n", f, first_y(s), last_y(s),
                         last_y(s) / first_y(s));
     }
@@ -853,7 +856,8 @@ void write_report(const Options& opt) {
     md +=
         "\n| filter | near full (Mops) | near empty | median over the run |\n| --- | --- | --- | "
         "--- |\n";
-    for (const auto& [f, s] : by) {
+    for (const auto& f : filters_in(*t)) {
+      const auto& s = by[f];
       std::vector<double> ys;
       for (const auto& pt : s.points) ys.push_back(pt[1]);
       md += fmt::format("| {} | {:.1f} | {:.1f} | {:.1f} |\n", f, last_y(s), first_y(s),
