@@ -40,8 +40,8 @@ struct Config {
   /// Items the filter must be able to hold. The table is sized so that this many distinct keys fit
   /// with overwhelming probability (see sizing.hpp); it is not rounded to a power of two.
   std::size_t capacity = defaults::kCapacity;
-  /// Target false-positive rate ε, used only when fingerprint_bits == 0: f = ceil(log2(2b / ε)),
-  /// plus one bit less with semi-sorting's saved bit given back (paper Eq. 6).
+  /// Target false-positive rate ε, used only when fingerprint_bits == 0: f = ceil(log2(2b / ε))
+  /// (paper Eq. 6), for semi-sorted buckets too, which then store f in f − 1 bits per entry.
   double target_fpr = defaults::kTargetFpr;
   /// Explicit fingerprint width f in bits (2..32), or 0 to derive it from target_fpr.
   unsigned fingerprint_bits = 0;
@@ -51,7 +51,8 @@ struct Config {
   unsigned max_kicks = defaults::kMaxKicks;
   /// Seed of the key hash and of the kick walk's PRNG.
   std::uint64_t seed = defaults::kSeed;
-  /// Semi-sorted buckets (paper §5.2): b must be 4; saves one bit per entry.
+  /// Semi-sorted buckets (paper §5.2): b must be 4 and f 4..32; each f-bit fingerprint costs
+  /// f − 1 bits, at the same false-positive rate (see sizing.hpp for the equal-memory choice).
   bool semi_sort = false;
 };
 

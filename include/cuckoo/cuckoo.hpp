@@ -10,8 +10,9 @@
 // bucket size and fingerprint width: the common widths of the default b = 4 get a table with f
 // folded into every shift and mask, the others a table that reads f at run time. The choice is
 // made once at construction; each call dispatches once (one indirect jump per call, or per batch
-// for the span overloads), never per slot. Users who fix f and b at compile time can use
-// BasicFilter<PackedTable<b, f>> directly and skip even that jump.
+// for the span overloads), never per slot. With semi_sort the table is a SemiSortedTable
+// (table/semisort_table.hpp): the same f in one bit less per entry. Users who fix f and b at
+// compile time can use BasicFilter<PackedTable<b, f>> directly and skip even that jump.
 #pragma once
 
 #include <cstddef>
@@ -25,14 +26,19 @@
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 #include "cuckoo/table/packed_table.hpp"
+#include "cuckoo/table/semisort_table.hpp"
 
 namespace cuckoo {
 
 namespace detail {
 // Every table the facade can hold. The fixed-width ones come first so that they win.
-using FilterVariant = std::variant<BasicFilter<PackedTable<4, 8>>, BasicFilter<PackedTable<4, 12>>,
-                                   BasicFilter<PackedTable<4, 16>>, BasicFilter<PackedTable<2>>,
-                                   BasicFilter<PackedTable<4>>, BasicFilter<PackedTable<8>>>;
+// Semi-sorted tables come last (they only match semi_sort layouts): f = 13, the width the default
+// ε = 0.001 derives, at compile time, and every other width at run time.
+using FilterVariant =
+    std::variant<BasicFilter<PackedTable<4, 8>>, BasicFilter<PackedTable<4, 12>>,
+                 BasicFilter<PackedTable<4, 16>>, BasicFilter<PackedTable<2>>,
+                 BasicFilter<PackedTable<4>>, BasicFilter<PackedTable<8>>,
+                 BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
 
 template <std::size_t I = 0>
 FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned max_kicks,

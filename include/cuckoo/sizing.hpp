@@ -29,6 +29,17 @@
 // f/α bits per item of capacity plus rounding: at most f/0.94 + 1 for b = 4 and 8, f/0.80 + 1 for
 // b = 2. The bucket count is rounded up to an even number (addressing.hpp needs it), never to a
 // power of two. tests/unit/test_capacity.cpp and tests/stress/capacity_stress.cpp hold it to this.
+//
+// Semi-sorted buckets (semi_sort, b = 4 only; table/semisort_table.hpp). `fingerprint_bits` is
+// still the fingerprint width f, the number that sets the false-positive rate; the table stores
+// it in f − 1 bits per entry. So from a target ε the width is derived exactly as for the plain
+// filter (Eq. 6; at least 4, the part the bucket index encodes), and the saved bit is taken as
+// memory: the same ε in (f − 1)/α bits per item instead of f/α (paper Table 2: log2(1/ε) + 2
+// against + 3). To spend the bit on accuracy instead, ask for one more bit: semi_sort with
+// fingerprint_bits = f + 1 costs what the plain filter costs at f and halves its false-positive
+// rate (paper Table 3). The bucket count is the plain filter's for the same (b, f): a semi-sorted
+// bucket holds the same multiset as a plain one and the kick walk picks victims the same way, so
+// it fills to the same loads.
 #pragma once
 
 #include <cmath>
@@ -48,6 +59,9 @@ struct Layout {
   unsigned bucket_size = 4;
   bool semi_sort = false;
 };
+
+/// Narrowest fingerprint of a semi-sorted table: its top 4 bits are what the bucket index encodes.
+inline constexpr unsigned kMinSemiSortedBits = 4;
 
 /// Largest bucket count: the index is a 32-bit multiply-shift of the hash.
 inline constexpr std::uint64_t kMaxBucketCount = std::uint64_t{1} << 32;
@@ -97,13 +111,15 @@ inline Layout plan(const Config& cfg) {
   if (cfg.semi_sort && cfg.bucket_size != 4) {
     invalid("semi_sort needs bucket_size 4, got " + std::to_string(cfg.bucket_size));
   }
+  // Semi-sorting splits each fingerprint into a 4-bit part it encodes and the rest it stores.
+  const unsigned min_bits = cfg.semi_sort ? kMinSemiSortedBits : defaults::kMinFingerprintBits;
   Layout layout;
   layout.bucket_size = cfg.bucket_size;
   layout.semi_sort = cfg.semi_sort;
   if (cfg.fingerprint_bits != 0) {
-    if (cfg.fingerprint_bits < defaults::kMinFingerprintBits ||
-        cfg.fingerprint_bits > defaults::kMaxFingerprintBits) {
-      invalid("fingerprint_bits must be 0 (derive from target_fpr) or 2..32, got " +
+    if (cfg.fingerprint_bits < min_bits || cfg.fingerprint_bits > defaults::kMaxFingerprintBits) {
+      invalid("fingerprint_bits must be 0 (derive from target_fpr) or " + std::to_string(min_bits) +
+              "..32" + (cfg.semi_sort ? " with semi_sort" : "") + ", got " +
               std::to_string(cfg.fingerprint_bits));
     }
     layout.fingerprint_bits = cfg.fingerprint_bits;
@@ -112,7 +128,7 @@ inline Layout plan(const Config& cfg) {
       invalid("target_fpr must be in (0, 1), got " + std::to_string(cfg.target_fpr));
     }
     unsigned bits = fingerprint_bits_for(cfg.target_fpr, cfg.bucket_size);
-    if (bits < defaults::kMinFingerprintBits) bits = defaults::kMinFingerprintBits;
+    if (bits < min_bits) bits = min_bits;
     if (bits > defaults::kMaxFingerprintBits) {
       invalid("target_fpr " + std::to_string(cfg.target_fpr) + " needs " + std::to_string(bits) +
               "-bit fingerprints; at most 32 are supported");
