@@ -661,7 +661,7 @@ void write_report(const Options& opt) {
     p.xlabel = "p: fraction of queries on existing items (%)";
     p.ylabel = "lookup throughput (million OPS)";
     p.xrange = "[-5:105]";
-    p.extra = "set key outside right top";
+    p.extra = "set key below horizontal";
     std::map<std::string, Series> by;
     for (const auto& f : filters_in(*t)) {
       Series s;
@@ -757,7 +757,7 @@ void write_report(const Options& opt) {
     for (auto& p : panels) {
       p.xlabel = "α: table occupancy";
       p.xrange = "[0:1]";
-      p.extra = "set key bottom left";
+      p.extra = "set key below horizontal";
     }
     for (const auto& f : filters_in(*t)) {
       by[f] = {filter_series(*t, f, "negative"), filter_series(*t, f, "positive")};
@@ -808,7 +808,7 @@ void write_report(const Options& opt) {
     p.xlabel = "α: table occupancy";
     p.ylabel = "insert tput (MOPS)";
     p.xrange = "[0:1]";
-    p.extra = "set key bottom left";
+    p.extra = "set key below horizontal";
     std::map<std::string, Series> by;
     for (const auto& f : filters_in(*t)) {
       by[f] = filter_series(*t, f);
@@ -846,7 +846,7 @@ void write_report(const Options& opt) {
     p.xlabel = "α: table occupancy (%)";
     p.ylabel = "delete tput (MOPS)";
     p.xrange = "[0:100]";
-    p.extra = "set key bottom left";
+    p.extra = "set key below horizontal";
     std::map<std::string, Series> by;
     for (const auto& f : filters_in(*t)) {
       by[f] = filter_series(*t, f, "", 100);

@@ -97,14 +97,25 @@ void run_load(const Options& opt) {
   const auto start = Clock::now();
   const Scale& s = opt.scale;
   Csv csv(opt.out_dir / "load.csv", {"b", "log2_m", "f", "runs", "mean", "variance", "min", "max"});
+  auto widths = [&](std::size_t i) {
+    std::vector<unsigned> out;
+    for (unsigned f = 2; f <= 20; ++f) {
+      if (i < s.load_sparse_from || f <= 8 || f == 10 || f == 12 || f == 16 || f == 20) {
+        out.push_back(f);
+      }
+    }
+    return out;
+  };
   std::size_t total = 0;
-  for (std::size_t i = 0; i < s.load_log2_buckets.size(); ++i) total += 2 * 19 * s.load_runs[i];
+  for (std::size_t i = 0; i < s.load_log2_buckets.size(); ++i) {
+    total += 2 * widths(i).size() * s.load_runs[i];
+  }
   Progress progress("load", total);
   const std::size_t memory = available_memory();
   for (std::size_t i = 0; i < s.load_log2_buckets.size(); ++i) {
     const unsigned log2_m = s.load_log2_buckets[i];
     for (unsigned b : {4u, 8u}) {
-      for (unsigned f = 2; f <= 20; ++f) {
+      for (unsigned f : widths(i)) {
         const std::uint64_t m = std::uint64_t{1} << log2_m;
         // 2^30 buckets only when the table (and the rest of the process) fits in memory.
         const double bytes = static_cast<double>(m) * b * f / 8;
