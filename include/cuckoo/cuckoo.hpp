@@ -17,9 +17,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <iosfwd>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "cuckoo/config.hpp"
 #include "cuckoo/filter.hpp"
@@ -29,6 +33,10 @@
 #include "cuckoo/table/semisort_table.hpp"
 
 namespace cuckoo {
+
+class MappedFilter;
+/// Whether map() reads the whole file once to check its checksum before answering.
+enum class ChecksumCheck { kVerify, kSkip };
 
 namespace detail {
 // Every table the facade can hold. The fixed-width ones come first so that they win.
@@ -40,20 +48,44 @@ using FilterVariant =
                  BasicFilter<PackedTable<4>>, BasicFilter<PackedTable<8>>,
                  BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
 
-template <std::size_t I = 0>
+template <class Table>
+constexpr bool table_fits(const Layout& layout) noexcept {
+  return layout.bucket_size == Table::kBucketSize && layout.semi_sort == Table::kSemiSorted &&
+         layout.fingerprint_bits >= Table::kMinBits && layout.fingerprint_bits <= Table::kMaxBits &&
+         (Table::kFixedBits == 0 || Table::kFixedBits == layout.fingerprint_bits);
+}
+
+/// The filter for `layout`; `table_args` (external storage, for a mapped file) go to the table.
+template <std::size_t I = 0, class... TableArgs>
 FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
-                          std::uint64_t seed) {
+                          std::uint64_t seed, TableArgs... table_args) {
   if constexpr (I == std::variant_size_v<FilterVariant>) {
     invalid("no table for this layout");  // unreachable after plan(): every layout has a table
   } else {
     using Alternative = std::variant_alternative_t<I, FilterVariant>;
     using Table = typename Alternative::table_type;
-    if (layout.bucket_size == Table::kBucketSize && layout.semi_sort == Table::kSemiSorted &&
-        layout.fingerprint_bits >= Table::kMinBits && layout.fingerprint_bits <= Table::kMaxBits &&
-        (Table::kFixedBits == 0 || Table::kFixedBits == layout.fingerprint_bits)) {
-      return FilterVariant(std::in_place_index<I>, layout, capacity, max_kicks, seed);
+    if constexpr (std::is_constructible_v<Alternative, const Layout&, std::size_t, unsigned,
+                                          std::uint64_t, TableArgs...>) {
+      if (table_fits<Table>(layout)) {
+        return FilterVariant(std::in_place_index<I>, layout, capacity, max_kicks, seed,
+                             table_args...);
+      }
     }
-    return make_filter<I + 1>(layout, capacity, max_kicks, seed);
+    return make_filter<I + 1>(layout, capacity, max_kicks, seed, table_args...);
+  }
+}
+
+/// Bytes of table storage the filter for `layout` holds (Table::bytes_for of the table
+/// make_filter picks), or 0 when no table fits; computed without allocating.
+template <std::size_t I = 0>
+std::size_t table_bytes_for(const Layout& layout) noexcept {
+  if constexpr (I == std::variant_size_v<FilterVariant>) {
+    return 0;
+  } else {
+    using Table = typename std::variant_alternative_t<I, FilterVariant>::table_type;
+    if (table_fits<Table>(layout))
+      return Table::bytes_for(layout.bucket_count, layout.fingerprint_bits);
+    return table_bytes_for<I + 1>(layout);
   }
 }
 }  // namespace detail
@@ -69,6 +101,31 @@ class Filter {
   /// checked like it.
   Filter(const Layout& layout, std::size_t capacity, unsigned max_kicks, std::uint64_t seed)
       : filter_(detail::make_filter(layout, capacity, max_kicks, seed)) {}
+
+  /// A filter over table storage it does not own (for map()): `storage` must hold
+  /// detail::table_bytes_for(layout) bytes and outlive the filter and every copy of it that still
+  /// views it. Copying a Filter copies its table into memory it owns. Throws
+  /// std::invalid_argument when no table of this layout can view external storage.
+  Filter(const Layout& layout, std::size_t capacity, unsigned max_kicks, std::uint64_t seed,
+         detail::ExternalStorage storage)
+      : filter_(detail::make_filter(layout, capacity, max_kicks, seed, storage)) {}
+
+  // ---- Files and byte streams (defined in cuckoo/io/serialize.hpp, see docs/FORMAT.md) -------
+
+  /// Writes the filter to `path` atomically: a temporary file in the same directory, fsync,
+  /// rename, fsync of the directory. On failure the temporary is removed, `path` is untouched
+  /// and std::system_error is thrown.
+  void save(const std::filesystem::path& path) const;
+  /// Reads a filter saved by save() or serialize(); throws cuckoo::format_error naming what is
+  /// wrong with a file it cannot trust, std::system_error when the file cannot be read.
+  static Filter load(const std::filesystem::path& path);
+  /// Opens a saved filter read-only by mapping the file: lookups read the file's pages directly.
+  static MappedFilter map(const std::filesystem::path& path,
+                          ChecksumCheck check = ChecksumCheck::kVerify);
+  std::vector<std::byte> serialize() const;
+  void serialize(std::ostream& out) const;
+  static Filter deserialize(std::span<const std::byte> bytes);
+  static Filter deserialize(std::istream& in);
 
   template <Key K>
   bool insert(const K& key) {
@@ -152,3 +209,6 @@ class Filter {
 };
 
 }  // namespace cuckoo
+
+// The definitions of Filter's file and stream members.
+#include "cuckoo/io/serialize.hpp"  // IWYU pragma: export

@@ -22,6 +22,7 @@
 //   Hash    a seeded 64-bit hasher (hash.hpp); XXH3 by default.
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -50,6 +51,21 @@ class BasicFilter {
   /// Builds an empty filter of an exact layout (used when loading saved filters).
   BasicFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks, std::uint64_t seed)
       : table_(layout.bucket_count, layout.fingerprint_bits),
+        addressing_(layout.bucket_count, layout.fingerprint_bits),
+        hasher_(seed),
+        rng_(seed ^ kKickStreamTweak),
+        seed_(seed),
+        capacity_(capacity),
+        max_kicks_(max_kicks),
+        walk_(max_kicks) {}
+
+  /// The same, over table storage the filter does not own (a memory-mapped file); only for tables
+  /// that can view external storage. The storage must outlive the filter.
+  template <class Storage>
+  requires std::constructible_from<Table, std::uint64_t, unsigned, Storage> BasicFilter(
+      const Layout& layout, std::size_t capacity, unsigned max_kicks, std::uint64_t seed,
+      Storage storage)
+      : table_(layout.bucket_count, layout.fingerprint_bits, storage),
         addressing_(layout.bucket_count, layout.fingerprint_bits),
         hasher_(seed),
         rng_(seed ^ kKickStreamTweak),

@@ -27,6 +27,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
@@ -53,9 +54,16 @@ class PackedTable {
 
   PackedTable() : PackedTable(2, kFixedBits == 0 ? 8 : kFixedBits) {}
   PackedTable(std::uint64_t bucket_count, unsigned bits)
-      : bucket_count_(bucket_count),
-        bits_(check_bits(bits)),
-        buffer_(bytes_for(bucket_count, bits)) {
+      : PackedTable(bucket_count, bits, detail::AlignedBuffer(bytes_for(bucket_count, bits))) {}
+  /// A table over storage it does not own (a memory-mapped file), which must hold exactly
+  /// bytes_for(bucket_count, bits) bytes and outlive the table.
+  PackedTable(std::uint64_t bucket_count, unsigned bits, detail::ExternalStorage storage)
+      : PackedTable(bucket_count, bits,
+                    detail::AlignedBuffer(check_storage(storage, bucket_count, bits))) {}
+
+ private:
+  PackedTable(std::uint64_t bucket_count, unsigned bits, detail::AlignedBuffer&& buffer)
+      : bucket_count_(bucket_count), bits_(check_bits(bits)), buffer_(std::move(buffer)) {
     group_ = kSlots;
     while (group_ > 1 && group_ * bits > kWindowBits) group_ /= 2;
     ones_ = 0;
@@ -64,6 +72,7 @@ class PackedTable {
     group_mask_ = low_mask(group_ * bits);
   }
 
+ public:
   std::uint64_t bucket_count() const noexcept { return bucket_count_; }
   unsigned fingerprint_bits() const noexcept { return kFixedBits != 0 ? kFixedBits : bits_; }
   std::size_t memory_bytes() const noexcept { return buffer_.size(); }
@@ -144,6 +153,15 @@ class PackedTable {
                                   "-bit fingerprints, got " + std::to_string(bits));
     }
     return bits;
+  }
+  static detail::ExternalStorage check_storage(detail::ExternalStorage storage,
+                                               std::uint64_t bucket_count, unsigned bits) {
+    if (storage.size != bytes_for(bucket_count, bits)) {
+      throw std::invalid_argument("external table storage of " + std::to_string(storage.size) +
+                                  " bytes, the layout needs " +
+                                  std::to_string(bytes_for(bucket_count, bits)));
+    }
+    return storage;
   }
   static constexpr std::uint64_t low_mask(unsigned bits) noexcept {
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;

@@ -1,0 +1,217 @@
+// cuckoo/io/format.hpp — the filter file header (format version 1): encoding and validation.
+//
+// The byte layout is documented in docs/FORMAT.md; in short, all integers little-endian:
+//
+//   [0, 128)        header: magic, version, kind, hash id, f, b, flags, max_kicks, bucket count,
+//                   seed, item count, capacity, table bytes; reserved bytes zero
+//   [128, 128 + T)  the table exactly as the filter holds it (its bytes are little-endian already)
+//   [128 + T, +8)   XXH3-64 (seed 0) of every byte before it
+//
+// Everything here treats the header as untrusted input: decode_header() refuses, with a
+// format_error naming the field, any value the loader could not safely act on, so that by the time
+// anything is allocated the sizes are known to agree with each other.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "cuckoo/config.hpp"
+#include "cuckoo/hash.hpp"
+#include "cuckoo/sizing.hpp"
+
+namespace cuckoo {
+
+/// A filter file or byte stream the loader cannot trust; what() says what is wrong.
+class format_error : public std::runtime_error {
+ public:
+  explicit format_error(const std::string& what) : std::runtime_error(what) {}
+};
+
+namespace io {
+
+inline constexpr std::array<std::byte, 8> kMagic = {
+    std::byte{0x89}, std::byte{'C'},  std::byte{'K'},  std::byte{'O'},
+    std::byte{'O'},  std::byte{'\r'}, std::byte{'\n'}, std::byte{0x1A}};
+inline constexpr std::uint32_t kFormatVersion = 1;
+inline constexpr std::uint32_t kKindCuckoo = 1;
+inline constexpr std::uint32_t kFlagSemiSorted = 1;
+inline constexpr std::size_t kHeaderBytes = 128;
+inline constexpr std::size_t kChecksumBytes = 8;
+
+/// Every field of a version-1 header.
+struct FileHeader {
+  std::uint32_t version = kFormatVersion;
+  std::uint32_t kind = kKindCuckoo;
+  std::uint32_t hash_id = static_cast<std::uint32_t>(HashId::kXxh3_64);
+  Layout layout;
+  std::uint32_t max_kicks = 0;
+  std::uint64_t seed = 0;
+  std::uint64_t item_count = 0;
+  std::uint64_t capacity = 0;
+  std::uint64_t table_bytes = 0;
+
+  /// Size of the whole file: header, table, checksum.
+  std::uint64_t file_bytes() const noexcept { return kHeaderBytes + table_bytes + kChecksumBytes; }
+};
+
+namespace detail {
+
+// Field offsets in the header (docs/FORMAT.md).
+inline constexpr std::size_t kOffVersion = 8, kOffKind = 12, kOffHashId = 16, kOffBits = 20,
+                             kOffBucketSize = 24, kOffFlags = 28, kOffMaxKicks = 32,
+                             kOffReserved32 = 36, kOffBucketCount = 40, kOffSeed = 48,
+                             kOffItemCount = 56, kOffCapacity = 64, kOffTableBytes = 72,
+                             kOffReservedTail = 80;
+
+inline void store_u32(std::byte* at, std::uint32_t value) noexcept {
+  for (int i = 0; i < 4; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
+}
+inline void store_u64(std::byte* at, std::uint64_t value) noexcept {
+  for (int i = 0; i < 8; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
+}
+inline std::uint32_t load_u32(const std::byte* at) noexcept {
+  std::uint32_t value = 0;
+  for (int i = 0; i < 4; ++i)
+    value |= std::uint32_t{std::to_integer<std::uint8_t>(at[i])} << (8 * i);
+  return value;
+}
+inline std::uint64_t load_u64(const std::byte* at) noexcept {
+  std::uint64_t value = 0;
+  for (int i = 0; i < 8; ++i)
+    value |= std::uint64_t{std::to_integer<std::uint8_t>(at[i])} << (8 * i);
+  return value;
+}
+
+[[noreturn]] inline void refuse(const std::string& what) {
+  throw format_error("cuckoo filter file: " + what);
+}
+
+}  // namespace detail
+
+inline std::array<std::byte, kHeaderBytes> encode_header(const FileHeader& header) noexcept {
+  using namespace detail;
+  std::array<std::byte, kHeaderBytes> out{};
+  std::memcpy(out.data(), kMagic.data(), kMagic.size());
+  std::byte* p = out.data();
+  store_u32(p + kOffVersion, header.version);
+  store_u32(p + kOffKind, header.kind);
+  store_u32(p + kOffHashId, header.hash_id);
+  store_u32(p + kOffBits, header.layout.fingerprint_bits);
+  store_u32(p + kOffBucketSize, header.layout.bucket_size);
+  store_u32(p + kOffFlags, header.layout.semi_sort ? kFlagSemiSorted : 0);
+  store_u32(p + kOffMaxKicks, header.max_kicks);
+  store_u64(p + kOffBucketCount, header.layout.bucket_count);
+  store_u64(p + kOffSeed, header.seed);
+  store_u64(p + kOffItemCount, header.item_count);
+  store_u64(p + kOffCapacity, header.capacity);
+  store_u64(p + kOffTableBytes, header.table_bytes);
+  return out;
+}
+
+/// Checks the first bytes of a file: a wrong magic is "not a filter file", a right one cut short
+/// is "truncated". `available` may be shorter than the header.
+inline void check_magic(std::span<const std::byte> available) {
+  if (available.empty()) detail::refuse("empty input, no magic: not a cuckoo filter file");
+  const std::size_t n = available.size() < kMagic.size() ? available.size() : kMagic.size();
+  if (std::memcmp(available.data(), kMagic.data(), n) != 0) {
+    detail::refuse("wrong magic: not a cuckoo filter file");
+  }
+  if (available.size() < kHeaderBytes) {
+    detail::refuse("truncated: " + std::to_string(available.size()) + " bytes, shorter than the " +
+                   std::to_string(kHeaderBytes) + "-byte header");
+  }
+}
+
+/// Decodes and validates a header. `table_bytes_for(layout)` gives the table size this build uses
+/// for a layout, or 0 when it has no table for it. Throws format_error naming the bad field.
+template <class TableBytesFor>
+FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_bytes_for) {
+  using namespace detail;
+  check_magic(bytes);
+  const std::byte* p = bytes.data();
+  FileHeader h;
+  h.version = load_u32(p + kOffVersion);
+  if (h.version != kFormatVersion) {
+    refuse("unsupported format version " + std::to_string(h.version) + " (this library reads " +
+           std::to_string(kFormatVersion) + ")");
+  }
+  h.kind = load_u32(p + kOffKind);
+  if (h.kind != kKindCuckoo) refuse("unknown filter kind " + std::to_string(h.kind));
+  h.hash_id = load_u32(p + kOffHashId);
+  if (h.hash_id != static_cast<std::uint32_t>(HashId::kXxh3_64)) {
+    refuse("unknown hash function id " + std::to_string(h.hash_id));
+  }
+  const std::uint32_t flags = load_u32(p + kOffFlags);
+  if ((flags & ~kFlagSemiSorted) != 0) refuse("unknown flags " + std::to_string(flags));
+  if (load_u32(p + kOffReserved32) != 0) refuse("reserved header field not zero");
+  for (std::size_t i = kOffReservedTail; i < kHeaderBytes; ++i) {
+    if (p[i] != std::byte{0}) refuse("reserved header bytes not zero");
+  }
+
+  const std::uint32_t bits = load_u32(p + kOffBits);
+  const std::uint32_t bucket_size = load_u32(p + kOffBucketSize);
+  h.layout.bucket_count = load_u64(p + kOffBucketCount);
+  h.layout.semi_sort = (flags & kFlagSemiSorted) != 0;
+  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8) {
+    refuse("bucket size " + std::to_string(bucket_size) + " out of range (2, 4 or 8)");
+  }
+  if (bits < defaults::kMinFingerprintBits || bits > defaults::kMaxFingerprintBits) {
+    refuse("fingerprint width " + std::to_string(bits) + " out of range (2..32)");
+  }
+  h.layout.fingerprint_bits = bits;
+  h.layout.bucket_size = bucket_size;
+  if (h.layout.semi_sort && bucket_size != 4) refuse("semi-sorted with bucket size other than 4");
+  if (h.layout.bucket_count < 2 || h.layout.bucket_count > kMaxBucketCount ||
+      h.layout.bucket_count % 2 != 0) {
+    refuse("bucket count " + std::to_string(h.layout.bucket_count) +
+           " out of range (even, 2..2^32)");
+  }
+  h.max_kicks = load_u32(p + kOffMaxKicks);
+  if (h.max_kicks > defaults::kMaxKicksLimit) {
+    refuse("max_kicks " + std::to_string(h.max_kicks) + " out of range (at most " +
+           std::to_string(defaults::kMaxKicksLimit) + ")");
+  }
+  h.seed = load_u64(p + kOffSeed);
+  h.capacity = load_u64(p + kOffCapacity);
+  if (h.capacity == 0 || h.capacity > SIZE_MAX) {
+    refuse("capacity " + std::to_string(h.capacity) + " out of range");
+  }
+  h.item_count = load_u64(p + kOffItemCount);
+  const std::uint64_t slots = h.layout.bucket_count * bucket_size;
+  if (h.item_count > slots) {
+    refuse("item count " + std::to_string(h.item_count) + " exceeds the " + std::to_string(slots) +
+           " slots");
+  }
+  h.table_bytes = load_u64(p + kOffTableBytes);
+  const std::size_t expected = table_bytes_for(h.layout);
+  if (expected == 0) refuse("no table for this layout in this build (semi-sorted?)");
+  if (h.table_bytes != expected) {
+    refuse("table size " + std::to_string(h.table_bytes) + " does not match the parameters (" +
+           std::to_string(expected) + " bytes expected)");
+  }
+  return h;
+}
+
+/// Refuses a file whose length is not what its (validated) header promises.
+inline void check_file_bytes(const FileHeader& header, std::uint64_t actual) {
+  const std::uint64_t expected = header.file_bytes();
+  if (actual < expected) {
+    detail::refuse("truncated: " + std::to_string(actual) + " bytes, the header promises " +
+                   std::to_string(expected));
+  }
+  if (actual > expected) {
+    detail::refuse(std::to_string(actual - expected) + " unexpected bytes after the checksum");
+  }
+}
+
+inline void check_checksum(std::uint64_t stored, std::uint64_t computed) {
+  if (stored != computed) detail::refuse("checksum mismatch: the file is damaged");
+}
+
+}  // namespace io
+}  // namespace cuckoo

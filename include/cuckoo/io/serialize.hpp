@@ -1,0 +1,364 @@
+// cuckoo/io/serialize.hpp — saving, loading and mapping filters (format: docs/FORMAT.md).
+//
+//   filter.save("users.cf");                          // atomic: old file or new file, never half
+//   auto filter = cuckoo::Filter::load("users.cf");   // format_error if the file can't be trusted
+//   auto mapped = cuckoo::Filter::map("users.cf");    // read-only; lookups read the mapped file
+//   mapped->contains("alice");
+//   std::vector<std::byte> bytes = filter.serialize();
+//   auto copy = cuckoo::Filter::deserialize(bytes);
+//
+// Loading reads the table straight into the new filter's storage, hashing each chunk as it
+// arrives, so a filter needs its own size in memory plus one chunk, never twice. Nothing is
+// allocated before the header has been validated and, for files, seekable streams and byte
+// buffers, before the input is known to hold exactly the bytes the header promises. A stream whose
+// length is unknown (a pipe) is buffered as it arrives, so its memory is bounded by the data
+// actually sent, at the price of one copy.
+//
+// Included by cuckoo/cuckoo.hpp; nothing else needs to be included.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <istream>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "cuckoo/cuckoo.hpp"
+#include "cuckoo/io/format.hpp"
+#include "cuckoo/io/posix_file.hpp"
+
+namespace cuckoo {
+
+namespace io {
+
+/// What inspect() finds in a file whose header is valid.
+struct FileInfo {
+  FileHeader header;
+  std::uint64_t stored_checksum = 0;
+  std::uint64_t computed_checksum = 0;
+  bool checksum_ok() const noexcept { return stored_checksum == computed_checksum; }
+};
+
+namespace detail {
+
+// Chunk size for streaming: large enough for few system calls, small enough to hash while the
+// chunk is still in cache.
+inline constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
+
+/// Streaming XXH3-64 (seed 0) of a file's bytes.
+class Checksum {
+ public:
+  Checksum() : state_(XXH3_createState()) {
+    if (state_ == nullptr) throw std::bad_alloc();
+    XXH3_64bits_reset(state_.get());
+  }
+  void update(std::span<const std::byte> bytes) noexcept {
+    XXH3_64bits_update(state_.get(), bytes.data(), bytes.size());
+  }
+  std::uint64_t digest() const noexcept { return XXH3_64bits_digest(state_.get()); }
+
+ private:
+  struct Free {
+    void operator()(XXH3_state_t* state) const noexcept { XXH3_freeState(state); }
+  };
+  std::unique_ptr<XXH3_state_t, Free> state_;
+};
+
+inline std::size_t table_bytes_for_layout(const Layout& layout) noexcept {
+  return cuckoo::detail::table_bytes_for(layout);
+}
+
+/// Whether the table this build uses for `layout` can answer from storage it does not own.
+template <std::size_t I = 0>
+bool table_views_external(const Layout& layout) noexcept {
+  using cuckoo::detail::FilterVariant;
+  if constexpr (I == std::variant_size_v<FilterVariant>) {
+    return false;
+  } else {
+    using Table = typename std::variant_alternative_t<I, FilterVariant>::table_type;
+    if (cuckoo::detail::table_fits<Table>(layout)) {
+      return std::is_constructible_v<Table, std::uint64_t, unsigned,
+                                     cuckoo::detail::ExternalStorage>;
+    }
+    return table_views_external<I + 1>(layout);
+  }
+}
+
+inline FileHeader header_of(const Filter& filter) {
+  FileHeader header;
+  header.layout = filter.layout();
+  header.max_kicks = filter.max_kicks();
+  header.seed = filter.seed();
+  header.item_count = filter.size();
+  header.capacity = filter.capacity();
+  header.table_bytes = filter.visit([](const auto& f) { return f.table().bytes().size(); });
+  return header;
+}
+
+/// Writes the whole file to `sink(std::span<const std::byte>)`.
+template <class Sink>
+void write_filter(const Filter& filter, Sink&& sink) {
+  Checksum checksum;
+  const auto header = encode_header(header_of(filter));
+  checksum.update(header);
+  sink(std::span<const std::byte>(header));
+  auto table = filter.visit([](const auto& f) { return f.table().bytes(); });
+  for (std::size_t at = 0; at < table.size(); at += kChunkBytes) {
+    const auto chunk = table.subspan(at, std::min(kChunkBytes, table.size() - at));
+    checksum.update(chunk);
+    sink(chunk);
+  }
+  std::array<std::byte, kChecksumBytes> trailer{};
+  io::detail::store_u64(trailer.data(), checksum.digest());
+  sink(std::span<const std::byte>(trailer));
+}
+
+/// Refuses a table whose bytes its type cannot decode safely (for tables with an encoding
+/// invariant, which then provide `bool valid_encoding() const`); plain packed tables have none.
+inline void check_table_encoding(const Filter& filter) {
+  const bool valid = filter.visit([](const auto& f) {
+    if constexpr (requires { f.table().valid_encoding(); }) {
+      return static_cast<bool>(f.table().valid_encoding());
+    } else {
+      return true;
+    }
+  });
+  if (!valid) io::detail::refuse("table contents are not a valid encoding");
+}
+
+/// Reads a whole filter through `read(std::span<std::byte>) -> bytes read` (short only at the
+/// end). `total_bytes` is the input's length, or -1 when unknown.
+template <class Read>
+Filter read_filter(Read&& read, std::int64_t total_bytes) {
+  std::array<std::byte, kHeaderBytes> header_bytes{};
+  const std::size_t header_read = read(std::span<std::byte>(header_bytes));
+  const FileHeader header = decode_header(
+      std::span<const std::byte>(header_bytes.data(), header_read), table_bytes_for_layout);
+  if (total_bytes >= 0) check_file_bytes(header, static_cast<std::uint64_t>(total_bytes));
+  Checksum checksum;
+  checksum.update(header_bytes);
+
+  const auto read_exactly = [&](std::span<std::byte> out) {
+    if (read(out) != out.size()) {
+      io::detail::refuse("truncated: the input ends inside the table (" +
+                         std::to_string(header.table_bytes) + " bytes promised)");
+    }
+    checksum.update(out);
+  };
+  std::optional<Filter> filter;
+  if (total_bytes >= 0) {
+    // The length is known to match: read straight into the table's own storage.
+    filter.emplace(header.layout, header.capacity, header.max_kicks, header.seed);
+    auto table = filter->visit([](auto& f) { return f.mutable_table().bytes(); });
+    for (std::size_t at = 0; at < table.size(); at += kChunkBytes) {
+      read_exactly(table.subspan(at, std::min(kChunkBytes, table.size() - at)));
+    }
+  } else {
+    // Unknown length: never trust table_bytes for an allocation; grow with the data received.
+    std::vector<std::byte> buffered;
+    while (buffered.size() < header.table_bytes) {
+      const std::size_t at = buffered.size();
+      buffered.resize(at + std::min<std::uint64_t>(kChunkBytes, header.table_bytes - at));
+      read_exactly(std::span<std::byte>(buffered).subspan(at));
+    }
+    filter.emplace(header.layout, header.capacity, header.max_kicks, header.seed);
+    auto table = filter->visit([](auto& f) { return f.mutable_table().bytes(); });
+    std::memcpy(table.data(), buffered.data(), table.size());
+  }
+
+  std::array<std::byte, kChecksumBytes> trailer{};
+  if (read(std::span<std::byte>(trailer)) != trailer.size()) {
+    io::detail::refuse("truncated: the checksum is missing");
+  }
+  if (total_bytes < 0) {
+    std::array<std::byte, 1> extra{};
+    if (read(std::span<std::byte>(extra)) != 0) {
+      io::detail::refuse("unexpected bytes after the checksum");
+    }
+  }
+  check_checksum(io::detail::load_u64(trailer.data()), checksum.digest());
+  filter->visit(
+      [&](auto& f) { f.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
+  check_table_encoding(*filter);
+  return std::move(*filter);
+}
+
+/// Reads from an istream; seekable streams report their remaining length.
+inline Filter read_filter(std::istream& in) {
+  std::int64_t total = -1;
+  const auto start = in.tellg();
+  if (start != std::istream::pos_type(-1) && in.seekg(0, std::ios::end)) {
+    const auto end = in.tellg();
+    in.seekg(start);
+    if (end != std::istream::pos_type(-1) && in) total = static_cast<std::int64_t>(end - start);
+  }
+  in.clear();
+  return read_filter(
+      [&](std::span<std::byte> out) -> std::size_t {
+        in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+        if (in.bad()) throw std::ios_base::failure("cuckoo: reading the filter stream failed");
+        return static_cast<std::size_t>(in.gcount());
+      },
+      total);
+}
+
+[[noreturn]] inline void rethrow_naming(const std::filesystem::path& path, const format_error& e) {
+  throw format_error(path.string() + ": " + e.what());
+}
+
+}  // namespace detail
+
+/// Validates a file's header and length and computes its checksum without building the filter
+/// (for `cuckoo info`). Throws format_error if the header or length is wrong; a checksum mismatch
+/// is reported in the result.
+inline FileInfo inspect(const std::filesystem::path& path) {
+  try {
+    FileDescriptor fd = open_for_reading(path);
+    const std::int64_t size = regular_file_size(fd.get(), path);
+    std::array<std::byte, kHeaderBytes> header_bytes{};
+    const std::size_t got = read_fully(fd.get(), header_bytes, path);
+    FileInfo info;
+    info.header = decode_header(std::span<const std::byte>(header_bytes.data(), got),
+                                detail::table_bytes_for_layout);
+    if (size >= 0) check_file_bytes(info.header, static_cast<std::uint64_t>(size));
+    detail::Checksum checksum;
+    checksum.update(header_bytes);
+    std::vector<std::byte> chunk(detail::kChunkBytes);
+    for (std::uint64_t left = info.header.table_bytes; left > 0;) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
+      if (read_fully(fd.get(), std::span(chunk).first(want), path) != want) {
+        io::detail::refuse("truncated: the input ends inside the table");
+      }
+      checksum.update(std::span(chunk).first(want));
+      left -= want;
+    }
+    std::array<std::byte, kChecksumBytes> trailer{};
+    if (read_fully(fd.get(), trailer, path) != trailer.size()) {
+      io::detail::refuse("truncated: the checksum is missing");
+    }
+    info.stored_checksum = io::detail::load_u64(trailer.data());
+    info.computed_checksum = checksum.digest();
+    return info;
+  } catch (const format_error& e) {
+    detail::rethrow_naming(path, e);
+  }
+}
+
+}  // namespace io
+
+/// A filter answering from a read-only memory-mapped file (Filter::map). Move-only; the file
+/// stays mapped while it lives. Use it like a const Filter: `mapped->contains(key)`. Copying the
+/// Filter (`cuckoo::Filter copy = *mapped;`) gives an ordinary in-memory, writable filter.
+class MappedFilter {
+ public:
+  MappedFilter(const std::filesystem::path& path, ChecksumCheck check) : file_(path) {
+    try {
+      const auto bytes = file_.bytes();
+      const io::FileHeader header =
+          io::decode_header(bytes.first(std::min(bytes.size(), io::kHeaderBytes)),
+                            io::detail::table_bytes_for_layout);
+      io::check_file_bytes(header, bytes.size());
+      const auto checked = bytes.first(bytes.size() - io::kChecksumBytes);
+      if (check == ChecksumCheck::kVerify) {
+        io::check_checksum(io::detail::load_u64(checked.data() + checked.size()),
+                           XXH3_64bits(checked.data(), checked.size()));
+      }
+      std::byte* table = file_.data_for_reading_only() + io::kHeaderBytes;
+      const auto table_bytes = static_cast<std::size_t>(header.table_bytes);
+      if (io::detail::table_views_external(header.layout)) {
+        filter_.emplace(header.layout, header.capacity, header.max_kicks, header.seed,
+                        detail::ExternalStorage{table, table_bytes});
+        views_file_ = true;
+      } else {  // a table kind that cannot view external storage: copy it into memory
+        filter_.emplace(header.layout, header.capacity, header.max_kicks, header.seed);
+        auto storage = filter_->visit([](auto& f) { return f.mutable_table().bytes(); });
+        std::memcpy(storage.data(), table, storage.size());
+      }
+      filter_->visit(
+          [&](auto& f) { f.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
+      io::detail::check_table_encoding(*filter_);
+      file_.advise_random();
+    } catch (const format_error& e) {
+      io::detail::rethrow_naming(path, e);
+    }
+  }
+
+  const Filter& filter() const noexcept { return *filter_; }
+  const Filter& operator*() const noexcept { return *filter_; }
+  const Filter* operator->() const noexcept { return &*filter_; }
+  /// True when lookups read the mapped file itself (every table kind that supports it).
+  bool views_file() const noexcept { return views_file_; }
+
+ private:
+  io::MappedFile file_;  // declared first: unmapped after the filter viewing it is gone
+  std::optional<Filter> filter_;
+  bool views_file_ = false;
+};
+
+// ---- Filter's members ---------------------------------------------------------------------------
+
+inline void Filter::save(const std::filesystem::path& path) const {
+  io::AtomicFileWriter writer(path);
+  io::detail::write_filter(*this, [&](std::span<const std::byte> bytes) { writer.write(bytes); });
+  writer.commit();
+}
+
+inline Filter Filter::load(const std::filesystem::path& path) {
+  io::FileDescriptor fd = io::open_for_reading(path);
+  try {
+    return io::detail::read_filter(
+        [&](std::span<std::byte> out) { return io::read_fully(fd.get(), out, path); },
+        io::regular_file_size(fd.get(), path));
+  } catch (const format_error& e) {
+    io::detail::rethrow_naming(path, e);
+  }
+}
+
+inline MappedFilter Filter::map(const std::filesystem::path& path, ChecksumCheck check) {
+  return MappedFilter(path, check);
+}
+
+inline std::vector<std::byte> Filter::serialize() const {
+  std::vector<std::byte> out;
+  out.reserve(static_cast<std::size_t>(io::detail::header_of(*this).file_bytes()));
+  io::detail::write_filter(*this, [&](std::span<const std::byte> bytes) {
+    out.insert(out.end(), bytes.begin(), bytes.end());
+  });
+  return out;
+}
+
+inline void Filter::serialize(std::ostream& out) const {
+  io::detail::write_filter(*this, [&](std::span<const std::byte> bytes) {
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+  });
+  if (!out) throw std::ios_base::failure("cuckoo: writing the filter stream failed");
+}
+
+inline Filter Filter::deserialize(std::span<const std::byte> bytes) {
+  std::size_t at = 0;
+  return io::detail::read_filter(
+      [&](std::span<std::byte> out) {
+        const std::size_t n = std::min(out.size(), bytes.size() - at);
+        if (n != 0) std::memcpy(out.data(), bytes.data() + at, n);
+        at += n;
+        return n;
+      },
+      static_cast<std::int64_t>(bytes.size()));
+}
+
+inline Filter Filter::deserialize(std::istream& in) {
+  return io::detail::read_filter(in);
+}
+
+}  // namespace cuckoo

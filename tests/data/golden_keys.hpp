@@ -1,0 +1,37 @@
+// The keys behind the committed golden filter files (tests/data/golden_v1_*.cf), shared by their
+// generator (make_golden.cpp) and the test that checks them (tests/unit/test_io_golden.cpp).
+// Defined by plain formulas, not by the library's PRNG, so nothing the library may change later
+// can change them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cuckoo::golden {
+
+struct GoldenFile {
+  const char* name;
+  unsigned bucket_size;
+  unsigned fingerprint_bits;
+};
+inline constexpr GoldenFile kFiles[] = {
+    {"golden_v1_b4_f12.cf", 4, 12},  // a fixed-width table of the facade
+    {"golden_v1_b2_f7.cf", 2, 7},    // run-time width
+    {"golden_v1_b8_f16.cf", 8, 16},  // run-time width, wide buckets
+};
+inline constexpr std::size_t kCapacity = 2'000;
+inline constexpr std::uint64_t kSeed = 0x676F6C64656E3031ull;  // "golden01"
+
+/// Integer keys: i = 0..kInsertedIntegers-1 are inserted; probes use 0..kProbedIntegers-1.
+inline constexpr std::uint64_t kInsertedIntegers = 1'500, kProbedIntegers = 50'000;
+inline constexpr std::uint64_t integer_key(std::uint64_t i) {
+  return i * 0x9E3779B97F4A7C15ull + 7;
+}
+
+/// Text keys: likewise, "golden-<i>".
+inline constexpr std::uint64_t kInsertedStrings = 400, kProbedStrings = 2'000;
+inline std::string string_key(std::uint64_t i) {
+  return "golden-" + std::to_string(i);
+}
+
+}  // namespace cuckoo::golden

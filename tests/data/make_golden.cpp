@@ -1,0 +1,44 @@
+// Writes the golden filter files and their expected answers into the directory given:
+//
+//   cmake --build build/debug --target cuckoo_make_golden
+//   build/debug/tests/cuckoo_make_golden tests/data
+//
+// Run once per format version, when the files are first committed. Never regenerate existing
+// files to make the golden test pass: the test exists to prove that files written by an earlier
+// version still load and answer the same way.
+//
+// <name>.expected lists every probe that answered "maybe present", one per line: "u <i>" for
+// integer_key(i), "s <i>" for string_key(i) (golden_keys.hpp); the first line is "size <n>".
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "cuckoo/cuckoo.hpp"
+#include "golden_keys.hpp"
+
+int main(int argc, char** argv) {
+  using namespace cuckoo::golden;
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s OUTPUT_DIR\n", argv[0]);
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  for (const GoldenFile& file : kFiles) {
+    cuckoo::Filter filter{cuckoo::Config{.capacity = kCapacity,
+                                         .fingerprint_bits = file.fingerprint_bits,
+                                         .bucket_size = file.bucket_size,
+                                         .seed = kSeed}};
+    for (std::uint64_t i = 0; i < kInsertedIntegers; ++i) filter.insert(integer_key(i));
+    for (std::uint64_t i = 0; i < kInsertedStrings; ++i) filter.insert(string_key(i));
+    filter.save(dir / file.name);
+    std::ofstream expected(dir / (std::string(file.name) + ".expected"));
+    expected << "size " << filter.size() << "\n";
+    for (std::uint64_t i = 0; i < kProbedIntegers; ++i) {
+      if (filter.contains(integer_key(i))) expected << "u " << i << "\n";
+    }
+    for (std::uint64_t i = 0; i < kProbedStrings; ++i) {
+      if (filter.contains(string_key(i))) expected << "s " << i << "\n";
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,52 @@
+// libFuzzer target for the filter loader: any input must load or be refused with
+// cuckoo::format_error; nothing else (a crash, an out-of-bounds read, another exception, a huge
+// allocation) is acceptable. Each input is tried as it is, and again with its trailing checksum
+// made valid, so that the fuzzer also explores the checks behind the checksum.
+//
+//   make fuzz      (clang, bounded run over tests/fuzz/corpus)
+//
+// Inputs it finds that fail go to tests/fuzz/regressions/, which the unit tests replay
+// (tests/unit/test_io_fuzz_regressions.cpp).
+#include <xxhash.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuckoo/cuckoo.hpp"
+
+namespace {
+
+void try_load(std::span<const std::byte> bytes) {
+  try {
+    const cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
+    // A loaded filter must answer without touching memory outside its table.
+    for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
+    (void)filter.serialize();
+  } catch (const cuckoo::format_error&) {
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  const auto* bytes = reinterpret_cast<const std::byte*>(data);
+  try_load({bytes, size});
+  if (size >= 8) {
+    std::vector<std::byte> fixed(bytes, bytes + size);
+    const std::uint64_t sum = XXH3_64bits(fixed.data(), size - 8);
+    for (int i = 0; i < 8; ++i) fixed[size - 8 + i] = static_cast<std::byte>(sum >> (8 * i));
+    try_load(fixed);
+    // The stream loader, whose length is known only by seeking.
+    std::stringstream stream(std::string(reinterpret_cast<const char*>(fixed.data()), size));
+    try {
+      (void)cuckoo::Filter::deserialize(stream);
+    } catch (const cuckoo::format_error&) {
+    }
+  }
+  return 0;
+}

@@ -1,0 +1,36 @@
+// Replays the loader fuzzer's seed corpus and every failing input it ever found
+// (tests/fuzz/corpus, tests/fuzz/regressions): each must load or be refused with format_error.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "cuckoo/cuckoo.hpp"
+#include "support/io_test_support.hpp"
+
+namespace {
+
+TEST(FuzzRegressions, EveryKeptInputLoadsOrIsRefused) {
+  std::size_t files = 0;
+  for (const char* folder : {"corpus", "regressions"}) {
+    const auto dir = cuckoo::test::tests_source_dir() / "fuzz" / folder;
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      const auto name = entry.path().filename().string();
+      if (!entry.is_regular_file() || name.starts_with(".") || name.ends_with(".md")) continue;
+      SCOPED_TRACE(entry.path().string());
+      ++files;
+      const auto bytes = cuckoo::test::read_file(entry.path());
+      try {
+        const cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
+        for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
+      } catch (const cuckoo::format_error&) {
+      }
+      try {
+        (void)cuckoo::Filter::map(entry.path());
+      } catch (const cuckoo::format_error&) {
+      }
+    }
+  }
+  EXPECT_GE(files, 8u);  // the seed corpus is there
+}
+
+}  // namespace
