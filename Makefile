@@ -2,7 +2,8 @@
 # build and run; nothing else is needed on a fresh machine.
 #
 #   make test    build with -Werror, run every test; then again under ASan + UBSan
-#   make bench   build in Release with -march=native and run the benchmarks, writing results/
+#   make bench   build in Release with -march=native, rerun the paper's evaluation (cuckoo-bench all,
+#                BENCH_SCALE=tiny|default|paper) and write CSVs, plots and REPORT.md to BENCH_OUT
 #   make fuzz    build the loader's libFuzzer target with clang and run it for FUZZ_SECONDS
 #
 SHELL := /bin/bash
@@ -10,6 +11,7 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 CMAKE_FLAGS ?=
 BENCH_SCALE ?= default
+BENCH_OUT ?= results
 FUZZ_SECONDS ?= 60
 
 # Debian packages the build, tests, tools and benchmarks need.
@@ -57,8 +59,8 @@ test-sanitize: deps $(BUILD)/sanitize/CMakeCache.txt
 test: test-debug test-sanitize
 
 bench: deps $(BUILD)/release/CMakeCache.txt
-	cmake --build $(BUILD)/release -j $(JOBS)
-	$(BUILD)/release/bench/cuckoo_microbench
+	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo-bench
+	$(BUILD)/release/bench/cuckoo-bench --scale $(BENCH_SCALE) --out $(BENCH_OUT) all
 
 # The fuzzer runs over a copy of the committed seed corpus (new inputs it finds stay in the build
 # dir); a failing input is written to $(BUILD)/fuzz/artifacts/ and the target fails. Keep such
