@@ -68,7 +68,8 @@ TEST(CorruptFiles, HeaderFieldsAreCheckedAndNamed) {
       {kOffKind, 7, false, "unknown filter kind 7"},
       {kOffHashId, 9, false, "unknown hash function id 9"},
       {kOffFlags, 4, false, "unknown flags"},
-      // A plain table relabelled semi-sorted: 4f − 4 bits per bucket instead of 4f, so the size differs.
+      // A plain table relabelled semi-sorted: 4f − 4 bits per bucket instead of 4f, so the size
+      // differs.
       {kOffFlags, 1, false, "does not match the parameters"},
       {kOffReserved32, 1, false, "reserved header field"},
       {kOffReservedTail + 5, 1, false, "reserved header bytes"},
@@ -184,6 +185,20 @@ TEST(CorruptFiles, UnreadablePathsThrowSystemErrors) {
   EXPECT_THROW((void)cuckoo::Filter::map(dir.path() / "missing.cf"), std::system_error);
   EXPECT_THROW((void)cuckoo::Filter::load(dir.path()), std::system_error);  // a directory
   EXPECT_THROW((void)cuckoo::Filter::map(dir.path()), std::system_error);
+}
+
+TEST(CorruptFiles, SemiSortedTableWithAnImpossibleIndexIsRefused) {
+  // With f = 4 a semi-sorted bucket is only its 12-bit tuple index; 4095 names no tuple (there
+  // are 3876), and decoding it must never be attempted. The checksum is made valid, so only the
+  // encoding check can refuse the file.
+  cuckoo::Filter filter{cuckoo::Config{.capacity = 40, .fingerprint_bits = 4, .semi_sort = true}};
+  for (int i = 0; i < 20; ++i) filter.insert(i);
+  auto file = filter.serialize();
+  const std::size_t table = cuckoo::io::kHeaderBytes;
+  file[table] = std::byte{0xFF};
+  file[table + 1] |= std::byte{0x0F};
+  fix_checksum(file);
+  expect_refused(file, "not a valid encoding");
 }
 
 }  // namespace

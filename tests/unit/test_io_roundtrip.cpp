@@ -26,6 +26,7 @@ void expect_same_answers(const cuckoo::Filter& original, const cuckoo::Filter& c
   ASSERT_EQ(copy.bucket_count(), original.bucket_count());
   ASSERT_EQ(copy.fingerprint_bits(), original.fingerprint_bits());
   ASSERT_EQ(copy.bucket_size(), original.bucket_size());
+  ASSERT_EQ(copy.semi_sorted(), original.semi_sorted());
   std::size_t mismatches = 0;
   for (std::uint64_t key : probes) mismatches += copy.contains(key) != original.contains(key);
   EXPECT_EQ(mismatches, 0u);
@@ -45,6 +46,7 @@ class PipeLikeBuffer : public std::streambuf {
 struct Shape {
   unsigned bucket_size;
   unsigned bits;
+  bool semi_sort = false;
 };
 
 class RoundTrip : public ::testing::TestWithParam<Shape> {};
@@ -55,7 +57,9 @@ TEST_P(RoundTrip, EveryFormAnswersIdentically) {
                                          .fingerprint_bits = shape.bits,
                                          .bucket_size = shape.bucket_size,
                                          .max_kicks = 300,
-                                         .seed = 0x1234'5678'9ABC'DEF0ull + shape.bits}};
+                                         .seed = 0x1234'5678'9ABC'DEF0ull + shape.bits,
+                                         .semi_sort = shape.semi_sort}};
+  ASSERT_EQ(original.semi_sorted(), shape.semi_sort);
   const auto keys = cuckoo::test::random_keys(18'000, 11);
   for (std::uint64_t key : keys) original.insert(key);  // small f may refuse some: fine
   auto probes = cuckoo::test::random_keys(200'000, 12);
@@ -95,10 +99,13 @@ INSTANTIATE_TEST_SUITE_P(AllBucketSizes, RoundTrip,
                          ::testing::Values(Shape{2, 4}, Shape{2, 9}, Shape{2, 16}, Shape{2, 32},
                                            Shape{4, 2}, Shape{4, 7}, Shape{4, 8}, Shape{4, 12},
                                            Shape{4, 13}, Shape{4, 16}, Shape{4, 32}, Shape{8, 5},
-                                           Shape{8, 8}, Shape{8, 12}, Shape{8, 17}, Shape{8, 32}),
+                                           Shape{8, 8}, Shape{8, 12}, Shape{8, 17}, Shape{8, 32},
+                                           Shape{4, 4, true}, Shape{4, 9, true}, Shape{4, 13, true},
+                                           Shape{4, 32, true}),
                          [](const auto& shape_info) {
                            return "b" + std::to_string(shape_info.param.bucket_size) + "_f" +
-                                  std::to_string(shape_info.param.bits);
+                                  std::to_string(shape_info.param.bits) +
+                                  (shape_info.param.semi_sort ? "_semisorted" : "");
                          });
 
 TEST(RoundTrip, SavedFilterKeepsWorkingAfterLoad) {

@@ -163,6 +163,12 @@ class SemiSortedTable {
       : bucket_count_(bucket_count),
         geometry_(make_geometry(check_bits(bits))),
         buffer_(bytes_for(bucket_count, bits)) {}
+  /// A table over storage it does not own (a memory-mapped file), which must hold exactly
+  /// bytes_for(bucket_count, bits) bytes and outlive the table.
+  SemiSortedTable(std::uint64_t bucket_count, unsigned bits, detail::ExternalStorage storage)
+      : bucket_count_(bucket_count),
+        geometry_(make_geometry(check_bits(bits))),
+        buffer_(check_storage(storage, bucket_count, bits)) {}
 
   std::uint64_t bucket_count() const noexcept { return bucket_count_; }
   unsigned fingerprint_bits() const noexcept { return geometry().bits; }
@@ -231,6 +237,9 @@ class SemiSortedTable {
   /// True if every bucket is in canonical form: a tuple index below 3876 and its entries in
   /// ascending order. Always true for a table written through this interface; a loader can use it
   /// to vet bytes from outside.
+  /// The loader's hook (io/serialize.hpp): bytes from a file must decode safely.
+  bool valid_encoding() const noexcept { return is_canonical(); }
+
   bool is_canonical() const noexcept {
     const Geometry g = geometry();
     for (std::uint64_t bucket = 0; bucket < bucket_count_; ++bucket) {
@@ -426,6 +435,16 @@ class SemiSortedTable {
 
   std::uint64_t bucket_count_;
   Geometry geometry_;
+  static detail::ExternalStorage check_storage(detail::ExternalStorage storage,
+                                               std::uint64_t bucket_count, unsigned bits) {
+    if (storage.size != bytes_for(bucket_count, bits)) {
+      throw std::invalid_argument("external table storage of " + std::to_string(storage.size) +
+                                  " bytes, the layout needs " +
+                                  std::to_string(bytes_for(bucket_count, bits)));
+    }
+    return storage;
+  }
+
   detail::AlignedBuffer buffer_;
 };
 
