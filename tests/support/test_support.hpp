@@ -47,4 +47,10 @@ inline double binomial_upper(double p, double trials, double z = 5.0) {
   return p + z * std::sqrt(p * (1.0 - p) / trials) + 1.0 / trials;
 }
 
+/// Lower edge of the same interval: a measured rate below it is too good to be true (a probe
+/// that skips work, a formula that overstates).
+inline double binomial_lower(double p, double trials, double z = 5.0) {
+  return p - z * std::sqrt(p * (1.0 - p) / trials) - 1.0 / trials;
+}
+
 }  // namespace cuckoo::test

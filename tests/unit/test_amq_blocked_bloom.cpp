@@ -15,12 +15,10 @@
 
 namespace {
 
+using cuckoo::test::binomial_lower;
+
 using cuckoo::amq::BlockedBloom;
 static_assert(cuckoo::amq::MembershipFilter<BlockedBloom>);
-
-double binomial_lower(double p, double trials) {
-  return p - 5.0 * std::sqrt(p * (1.0 - p) / trials) - 1.0 / trials;
-}
 
 double measured_fpr(const BlockedBloom& filter, std::size_t queries, std::uint64_t seed) {
   std::size_t hits = 0;

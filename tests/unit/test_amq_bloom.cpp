@@ -14,13 +14,11 @@
 
 namespace {
 
+using cuckoo::test::binomial_lower;
+
 using cuckoo::amq::Bloom;
 static_assert(cuckoo::amq::MembershipFilter<Bloom>);
 static_assert(!cuckoo::amq::DeletableFilter<Bloom>);
-
-double binomial_lower(double p, double trials) {
-  return p - 5.0 * std::sqrt(p * (1.0 - p) / trials) - 1.0 / trials;
-}
 
 double measured_fpr(const Bloom& filter, std::size_t queries, std::uint64_t seed) {
   std::size_t hits = 0;

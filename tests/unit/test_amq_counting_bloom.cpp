@@ -16,12 +16,10 @@
 
 namespace {
 
+using cuckoo::test::binomial_lower;
+
 using cuckoo::amq::CountingBloom;
 static_assert(cuckoo::amq::DeletableFilter<CountingBloom>);
-
-double binomial_lower(double p, double trials) {
-  return p - 5.0 * std::sqrt(p * (1.0 - p) / trials) - 1.0 / trials;
-}
 
 void run_random_operations(CountingBloom& filter, std::uint64_t seed, std::size_t operations,
                            const std::vector<std::uint64_t>& pool) {

@@ -16,12 +16,10 @@
 
 namespace {
 
+using cuckoo::test::binomial_lower;
+
 using cuckoo::amq::QuotientFilter;
 static_assert(cuckoo::amq::DeletableFilter<QuotientFilter>);
-
-double binomial_lower(double p, double trials) {
-  return p - 5.0 * std::sqrt(p * (1.0 - p) / trials) - 1.0 / trials;
-}
 
 // Random inserts (of fresh keys and of repeats) and erases of held keys, checked against the model
 // after every operation: invariants hold and every held key is found.
