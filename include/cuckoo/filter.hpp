@@ -121,7 +121,12 @@ class BasicFilter {
 
   // ---- The same, from a hash computed with hasher() ------------------------------------------
 
-  bool insert_hash(std::uint64_t hash) { return insert_probe(probe_of(hash)); }
+  bool insert_hash(std::uint64_t hash) {
+    const Probe p = probe_of(hash);
+    // Late in a fill the first bucket is usually full; start the second read now, not after.
+    table_.prefetch(p.alt);
+    return insert_probe(p);
+  }
 
   bool contains_hash(std::uint64_t hash) const noexcept {
     const Probe p = probe_of(hash);
