@@ -1,8 +1,11 @@
 // Shared helpers for the test suites: deterministic key streams and an exact multiset model.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -40,6 +43,45 @@ class MultisetModel {
  private:
   std::unordered_map<std::uint64_t, std::size_t> copies_;
 };
+
+/// Three rounds of: fill past the point where inserts fail (fresh keys, one in eight a copy of a
+/// held key), then erase two thirds of the held copies; after each half, every held key must be
+/// found with at least its copies counted, and size() must equal the model's total. `rng_seed`
+/// drives the key stream; `label` names the configuration in failure messages.
+template <class Filter>
+void fill_and_drain_against_model(Filter& filter, std::size_t capacity, std::uint64_t rng_seed,
+                                  const std::string& label) {
+  MultisetModel model;
+  std::vector<std::uint64_t> held;  // one entry per copy, for picking erase victims
+  detail::SplitMix64 rng(rng_seed);
+  auto verify = [&] {
+    ASSERT_EQ(filter.size(), model.total()) << label;
+    for (const auto& [key, copies] : model.items()) {
+      ASSERT_TRUE(filter.contains(key)) << "false negative, " << label;
+      ASSERT_GE(filter.count(key), copies) << label;
+    }
+  };
+  for (int phase = 0; phase < 3; ++phase) {
+    for (std::size_t i = 0; i < capacity * 13 / 10; ++i) {
+      const std::uint64_t key =
+          (!held.empty() && rng() % 8 == 0) ? held[rng() % held.size()] : rng();
+      if (filter.insert(key)) {
+        model.add(key);
+        held.push_back(key);
+      }
+    }
+    verify();
+    for (std::size_t i = 0; i < held.size() * 2 / 3; ++i) {
+      const std::size_t at = rng() % held.size();
+      const std::uint64_t key = held[at];
+      ASSERT_TRUE(filter.erase(key)) << "erase of a held key failed, " << label;
+      model.remove(key);
+      held[at] = held.back();
+      held.pop_back();
+    }
+    verify();
+  }
+}
 
 /// Upper edge of a binomial proportion: p + z·sqrt(p(1−p)/n) + 1/n (z = 5: a fixed-seed test
 /// that fails this is a real excess, not bad luck, at about 1 in 3.5 million).

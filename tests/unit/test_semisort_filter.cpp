@@ -43,37 +43,8 @@ void run_model(unsigned bits, std::uint64_t seed) {
   const std::size_t capacity = 2000;
   cuckoo::Filter filter{
       semi({.capacity = capacity, .fingerprint_bits = bits, .max_kicks = 100, .seed = seed})};
-  cuckoo::test::MultisetModel model;
-  std::vector<std::uint64_t> held;  // one entry per copy, for picking erase victims
-  cuckoo::detail::SplitMix64 rng(seed * 7 + bits);
-  auto verify = [&] {
-    ASSERT_EQ(filter.size(), model.total());
-    for (const auto& [key, copies] : model.items()) {
-      ASSERT_TRUE(filter.contains(key)) << "false negative, f=" << bits;
-      ASSERT_GE(filter.count(key), copies);
-    }
-  };
-  for (int phase = 0; phase < 3; ++phase) {
-    // Fill past the point where inserts start failing, with fresh keys and duplicates.
-    for (std::size_t i = 0; i < capacity * 13 / 10; ++i) {
-      const std::uint64_t key =
-          (!held.empty() && rng() % 8 == 0) ? held[rng() % held.size()] : rng();
-      if (filter.insert(key)) {
-        model.add(key);
-        held.push_back(key);
-      }
-    }
-    verify();
-    for (std::size_t i = 0; i < held.size() * 2 / 3; ++i) {
-      const std::size_t at = rng() % held.size();
-      const std::uint64_t key = held[at];
-      ASSERT_TRUE(filter.erase(key)) << "erase of a held key failed, f=" << bits;
-      model.remove(key);
-      held[at] = held.back();
-      held.pop_back();
-    }
-    verify();
-  }
+  cuckoo::test::fill_and_drain_against_model(filter, capacity, seed * 7 + bits,
+                                             "semi-sorted f=" + std::to_string(bits));
 }
 
 TEST(SemiSortFilter, NoFalseNegativesAgainstTheExactModelForEveryWidth) {
