@@ -48,6 +48,7 @@ struct Options {
   bool depths = false;
   bool single_build = false;
   bool compare = false;
+  bool semi = false;
 };
 
 double seconds_since(Clock::time_point t0) {
@@ -126,15 +127,15 @@ class Floor {
     return (x ^ y) == key;  // a result that depends on both reads
   }
 
-  /// The same pipeline as BasicFilter::run_pipeline.
+  /// The same pipeline as BasicFilter::run_pipeline for lookups, with the same prefetch (into L2).
   template <std::size_t Depth, bool kHash>
   void batched(std::span<const std::uint64_t> keys, bool* out) const {
     Lines ring[Depth];
     const std::size_t n = keys.size();
     const auto stage = [&](std::size_t i) {
       const Lines l = lines<kHash>(keys[i]);
-      __builtin_prefetch(l.a);
-      __builtin_prefetch(l.b);
+      __builtin_prefetch(l.a, 0, 2);
+      __builtin_prefetch(l.b, 0, 2);
       ring[i & (Depth - 1)] = l;
     };
     for (std::size_t i = 0; i < std::min(n, Depth); ++i) stage(i);
@@ -149,6 +150,18 @@ class Floor {
   template <bool kHash>
   void single(std::span<const std::uint64_t> keys, bool* out) const {
     for (std::size_t i = 0; i < keys.size(); ++i) out[i] = probe(lines<kHash>(keys[i]), keys[i]);
+  }
+  /// The single-key floor of an erase: the same two reads, then a write to the first line of a
+  /// value that depends on both (as an erase clears a lane it found by reading).
+  void single_write(std::span<const std::uint64_t> keys) {
+    for (const std::uint64_t key : keys) {
+      const Lines l = lines<true>(key);
+      std::uint64_t x, y;
+      std::memcpy(&x, l.a, 8);
+      std::memcpy(&y, l.b, 8);
+      const std::uint64_t z = x ^ (y & 1);
+      std::memcpy(const_cast<std::byte*>(l.a), &z, 8);
+    }
   }
 
  private:
@@ -209,7 +222,9 @@ int run(const Options& opt) {
   using Filter = cuckoo::BasicFilter<Table>;
   constexpr unsigned b = Table::kBucketSize;
   const auto target_bytes = static_cast<std::uint64_t>(opt.mb * 1024 * 1024);
-  std::uint64_t buckets = target_bytes * 8 / (b * opt.f);
+  // A semi-sorted bucket stores its four fingerprints in 4f - 4 bits (semisort_table.hpp).
+  const unsigned bucket_bits = b * opt.f - (Table::kSemiSorted ? 4 : 0);
+  std::uint64_t buckets = target_bytes * 8 / bucket_bits;
   buckets -= buckets & 1;
   const cuckoo::Layout layout{buckets, opt.f, b, Table::kSemiSorted};
   const auto n = static_cast<std::size_t>(opt.load * static_cast<double>(buckets * b));
@@ -237,13 +252,23 @@ int run(const Options& opt) {
       static_cast<std::size_t>(static_cast<double>(n) * (1 - 0.05 / opt.load));
   double t_build = 0, t_last = 0;
   std::size_t inserted = 0;
+  // ns/key by the load at which a chunk started: where the build time goes.
+  const double band_edges[] = {0.0, 0.3, 0.5, 0.65, 0.8, 0.9, 0.93, 2.0};
+  double band_time[7] = {}, band_keys[7] = {};
   for (std::size_t i = 0; i < n; i += chunk) {
     const std::size_t len = std::min(chunk, n - i);
+    const double load_before = filter.load_factor();
     const auto t0 = Clock::now();
     const std::size_t r = filter.insert(std::span<const std::uint64_t>(keys.data() + i, len));
     const double t = seconds_since(t0);
     t_build += t;
     if (i >= last5) t_last += t;
+    for (int band = 0; band < 7; ++band) {
+      if (load_before >= band_edges[band] && load_before < band_edges[band + 1]) {
+        band_time[band] += t;
+        band_keys[band] += static_cast<double>(r);
+      }
+    }
     inserted += r;
     if (r != len) {
       std::printf("  batch insert stopped at key %zu (load %.4f)\n", i + r, filter.load_factor());
@@ -256,6 +281,13 @@ int run(const Options& opt) {
       " load %.4f; %.2f bits/item\n",
       static_cast<double>(inserted) / t_build / 1e6, t_last / last_keys * 1e9, filter.load_factor(),
       static_cast<double>(filter.memory_bytes()) * 8 / static_cast<double>(inserted));
+  std::printf("build by load:");
+  for (int band = 0; band < 7; ++band) {
+    std::printf(" [%.2f, %.2f) %.1f ns/key, %.2f s;", band_edges[band],
+                std::min(band_edges[band + 1], opt.load), band_time[band] * 1e9 / band_keys[band],
+                band_time[band]);
+  }
+  std::printf("\n");
   std::printf("huge pages: filter mapping has %ld kB AnonHugePages (table %zu kB)\n",
               huge_kb(filter.table().bytes().data()), filter.memory_bytes() >> 10);
 
@@ -348,12 +380,14 @@ int run(const Options& opt) {
   t0 = Clock::now();
   removed += filter.erase(std::span<const std::uint64_t>(victims.data() + half, q - half));
   const double erase_batch = seconds_since(t0) * 1e9 / static_cast<double>(q - half);
+  const double floor_write = best_of(opt.reps, [&] { floor.single_write(pos); }) * per;
   std::printf(
-      "erase: single-key %.2f ns/key (%.2fx single-key positive contains), batched %.2f"
-      " ns/key (%.2fx batched floor); removed %zu of %zu (one run each: erase changes the"
+      "erase: single-key %.2f ns/key (%.2fx single-key positive contains; %.2fx the single-key"
+      " read-read-write floor of %.2f ns), batched %.2f ns/key (%.2fx batched floor, %.2fx"
+      " single-key positive contains); removed %zu of %zu (one run each: erase changes the"
       " filter)\n",
-      erase_single, erase_single / pos_single, erase_batch, erase_batch / floor_batched, removed,
-      q);
+      erase_single, erase_single / pos_single, erase_single / floor_write, floor_write, erase_batch,
+      erase_batch / floor_batched, erase_batch / pos_single, removed, q);
   return 0;
 }
 
@@ -380,10 +414,12 @@ int main(int argc, char** argv) {
       opt.single_build = true;
     } else if (a == "--compare") {
       opt.compare = true;
+    } else if (a == "--semi") {
+      opt.semi = true;
     } else {
       std::fprintf(stderr,
                    "usage: perf_bench [--mb 192] [--f 12] [--load 0.95] [--queries 10000000]"
-                   " [--reps 3] [--depths] [--single-build] [--compare]\n");
+                   " [--reps 3] [--depths] [--single-build] [--compare] [--semi]\n");
       return 2;
     }
   }
@@ -393,6 +429,11 @@ int main(int argc, char** argv) {
     compare_paths<cuckoo::PackedTable<4, 8>>(8, opt.reps);
     compare_paths<cuckoo::PackedTable<2>>(16, opt.reps);
     return 0;
+  }
+  if (opt.semi) {
+    if (opt.f == 12) return run<cuckoo::SemiSortedTable<12>>(opt);
+    if (opt.f == 13) return run<cuckoo::SemiSortedTable<13>>(opt);
+    return run<cuckoo::SemiSortedTable<>>(opt);
   }
   switch (opt.f) {
     case 8:

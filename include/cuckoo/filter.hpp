@@ -35,6 +35,7 @@
 //   Hash    a seeded 64-bit hasher (hash.hpp); XXH3 by default.
 #pragma once
 
+#include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -56,13 +57,24 @@ class BasicFilter {
   using table_type = Table;
   using hasher_type = Hash;
   static constexpr unsigned kBucketSize = Table::kBucketSize;
-  /// How many keys ahead a batch hashes and prefetches. Each key issues two bucket reads, so 16
-  /// keeps ~32 reads in flight: enough to cover DRAM latency with Zen 5's miss buffers; deeper
-  /// only adds queueing (bench/perf_bench.cpp --depths measures 4..64).
-  static constexpr std::size_t kPipelineDepth = 16;
+  /// How many keys ahead a batch lookup hashes and prefetches (both buckets, into L2: see
+  /// Table::prefetch_for_lookup). The core can keep only so many misses outstanding in L1; misses
+  /// bound for L2 wait in a longer queue, and it takes about 64 keys of look-ahead to keep that
+  /// queue full (bench/perf_bench.cpp --depths: on the 192 MiB table, 64 with L2 prefetches ran
+  /// 0.86x the time of 16 with L1 prefetches).
+  static constexpr std::size_t kPipelineDepth = 64;
+  /// The same for batch inserts and erases, which write the lines they read and so prefetch into
+  /// L1; deeper than 16 measured no faster.
+  static constexpr std::size_t kWritePipelineDepth = 16;
+  /// Load from which a batch insert prefetches a key's second bucket along with its first (see
+  /// insert_pipelined). Measured on a 192 MiB table: 0.3 beat 0, 0.5 and never.
+  static constexpr double kSecondBucketPrefetchLoad = 0.3;
   /// Buckets the breadth-first insert search may visit (b = 4: the two full buckets and three
   /// levels, 2 + 8 + 32 + 128).
   static constexpr std::size_t kBfsNodes = 176;
+  /// Parents of a search level expanded (and their children prefetched) at a time: 16 / b, i.e.
+  /// about sixteen buckets of children per memory round trip (see bfs_insert).
+  static constexpr std::size_t kBfsChunkParents = 16 / kBucketSize;
 
   /// Sizes the filter from cfg (see sizing.hpp); throws std::invalid_argument on a bad Config.
   explicit BasicFilter(const Config& cfg = {})
@@ -78,7 +90,8 @@ class BasicFilter {
         capacity_(capacity),
         max_kicks_(max_kicks),
         walk_(max_kicks),
-        bfs_(kBfsNodes) {}
+        bfs_(kBfsNodes),
+        second_bucket_prefetch_size_(second_bucket_prefetch_size(layout.bucket_count)) {}
 
   /// The same, over table storage the filter does not own (a memory-mapped file); only for tables
   /// that can view external storage. The storage must outlive the filter.
@@ -93,7 +106,9 @@ class BasicFilter {
         seed_(seed),
         capacity_(capacity),
         max_kicks_(max_kicks),
-        walk_(max_kicks) {}
+        walk_(max_kicks),
+        bfs_(kBfsNodes),
+        second_bucket_prefetch_size_(second_bucket_prefetch_size(layout.bucket_count)) {}
 
   // ---- Single-key operations -----------------------------------------------------------------
 
@@ -129,14 +144,12 @@ class BasicFilter {
   }
 
   bool contains_hash(std::uint64_t hash) const noexcept {
-    const Probe p = probe_of(hash);
-    table_.prefetch(p.alt);
-    return contains_probe(p);
+    return contains_probe(probe_of(hash));  // both buckets' loads issue together; no prefetch
   }
 
   bool erase_hash(std::uint64_t hash) noexcept {
     const Probe p = probe_of(hash);
-    table_.prefetch(p.alt);  // the second bucket is read only after a miss in the first
+    if constexpr (!kErasesPairs) table_.prefetch(p.alt);  // read only after a miss in the first
     return erase_probe(p);
   }
 
@@ -160,7 +173,7 @@ class BasicFilter {
   /// keys after it were not tried. Duplicates inside the batch are inserted as separate copies.
   template <Key K>
   std::size_t insert(std::span<const K> keys) {
-    return insert_pipelined<kPipelineDepth>(keys);
+    return insert_pipelined<kWritePipelineDepth>(keys);
   }
 
   /// Erases one copy of each key in order, exactly as that many erase() calls would; a key with no
@@ -168,7 +181,7 @@ class BasicFilter {
   template <Key K>
   std::size_t erase(std::span<const K> keys) noexcept {
     std::size_t removed = 0;
-    run_pipeline<kPipelineDepth>(keys, [&](std::size_t, const Probe& p) {
+    run_pipeline<kWritePipelineDepth, Intent::kWrite>(keys, [&](std::size_t, const Probe& p) {
       removed += erase_probe(p) ? 1 : 0;
       return true;
     });
@@ -178,16 +191,39 @@ class BasicFilter {
   /// The batch lookup with an explicit pipeline depth (a power of two); for tuning.
   template <std::size_t Depth, Key K>
   void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
-    run_pipeline<Depth>(keys, [&](std::size_t i, const Probe& p) {
+    run_pipeline<Depth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
       out[i] = contains_probe(p);
       return true;
     });
   }
 
   /// The batch insert with an explicit pipeline depth (a power of two); for tuning.
+  ///
+  /// Depth keys ahead, a key is hashed and its first bucket prefetched; its second bucket too
+  /// once the filter is kSecondBucketPrefetchLoad full. Below that load nearly every key lands in
+  /// its first bucket, and a line not fetched leaves one more of the core's few outstanding misses
+  /// to another key (a quarter fewer lines per key early in a fill). Testing the first bucket
+  /// before deciding would be exact, but that test waits for the line (measured slower at every
+  /// load). Prefetching changes nothing, so the inserts are exactly the single-key inserts in
+  /// order.
   template <std::size_t Depth, Key K>
   std::size_t insert_pipelined(std::span<const K> keys) {
-    return run_pipeline<Depth>(keys, [&](std::size_t, const Probe& p) { return insert_probe(p); });
+    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
+    const std::size_t n = keys.size();
+    Probe ring[Depth];
+    const auto fetch = [&](std::size_t i) {
+      const Probe p = probe_of(hash_key(hasher_, keys[i]));
+      table_.prefetch(p.bucket);
+      if (size_ >= second_bucket_prefetch_size_) table_.prefetch(p.alt);
+      ring[i & (Depth - 1)] = p;
+    };
+    for (std::size_t i = 0; i < n && i < Depth; ++i) fetch(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Probe p = ring[i & (Depth - 1)];  // before fetch() reuses its ring slot
+      if (i + Depth < n) fetch(i + Depth);
+      if (!insert_probe(p)) return i;
+    }
+    return n;
   }
 
   // ---- Shape and state ------------------------------------------------------------------------
@@ -225,6 +261,14 @@ class BasicFilter {
  private:
   // Decorrelates the kick walk's random choices from the key hash, which uses the same seed.
   static constexpr std::uint64_t kKickStreamTweak = 0x5851F42D4C957F2Dull;
+
+  /// Tables that erase from both buckets in one branch-free step (PackedTable::erase_pair).
+  static constexpr bool kErasesPairs = requires(Table & t, std::uint64_t b, std::uint32_t v) {
+    { t.erase_pair(b, b, v) } -> std::same_as<bool>;
+  };
+
+  /// What a pipeline will do with the lines it prefetches: only read them, or write them too.
+  enum class Intent { kLookup, kWrite };
 
   /// A key's two buckets and fingerprint: everything a lookup, insert or erase needs.
   struct Probe {
@@ -269,7 +313,13 @@ class BasicFilter {
   }
 
   bool erase_probe(const Probe& p) noexcept {
-    if (remove_from(p.bucket, p.fingerprint) || remove_from(p.alt, p.fingerprint)) {
+    bool removed;
+    if constexpr (kErasesPairs) {
+      removed = table_.erase_pair(p.bucket, p.alt, p.fingerprint);
+    } else {
+      removed = remove_from(p.bucket, p.fingerprint) || remove_from(p.alt, p.fingerprint);
+    }
+    if (removed) {
       --size_;
       return true;
     }
@@ -278,15 +328,20 @@ class BasicFilter {
 
   /// Calls step(i, probe of keys[i]) for i = 0, 1, ... while it returns true, with keys hashed and
   /// their buckets prefetched Depth positions ahead. Returns how many steps returned true.
-  template <std::size_t Depth, Key K, class Step>
+  template <std::size_t Depth, Intent kIntent, Key K, class Step>
   std::size_t run_pipeline(std::span<const K> keys, Step&& step) const {
     static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
     const std::size_t n = keys.size();
     Probe ring[Depth];
     const auto stage = [&](std::size_t i) {
       const Probe p = probe_of(hash_key(hasher_, keys[i]));
-      table_.prefetch(p.bucket);
-      table_.prefetch(p.alt);
+      if constexpr (kIntent == Intent::kLookup) {
+        table_.prefetch_for_lookup(p.bucket);
+        table_.prefetch_for_lookup(p.alt);
+      } else {
+        table_.prefetch(p.bucket);
+        table_.prefetch(p.alt);
+      }
       ring[i & (Depth - 1)] = p;
     };
     const std::size_t warm = n < Depth ? n : Depth;
@@ -308,6 +363,11 @@ class BasicFilter {
     unsigned slot;
     std::uint32_t placed;  // the fingerprint this step put into the bucket
   };
+
+  static std::size_t second_bucket_prefetch_size(std::uint64_t bucket_count) noexcept {
+    return static_cast<std::size_t>(kSecondBucketPrefetchLoad *
+                                    static_cast<double>(bucket_count * kBucketSize));
+  }
 
   static Layout checked_layout(const Config& cfg) {
     Layout layout = plan(cfg);
@@ -340,6 +400,12 @@ class BasicFilter {
   /// with a free slot, then the moves along it, last first. Buckets on the path are distinct, so
   /// each is written once and every slot index read during the search is still valid when used
   /// (a table may reorder a bucket only on a write to it). Touches nothing unless a path exists.
+  ///
+  /// A level is expanded kBfsChunkParents parents at a time: their children are prefetched
+  /// together and tested before the next parents are expanded. The nodes are created and tested
+  /// in the same order as a whole-level expansion, so the path found is the same; the search just
+  /// stops fetching once it has found one, where a whole level would fetch up to 128 lines for a
+  /// key that needed one of the first eight.
   bool bfs_insert(const Probe& p) noexcept {
     std::size_t count = 0;
     bfs_[count++] = {p.bucket, -1, 0, p.fingerprint};
@@ -347,22 +413,25 @@ class BasicFilter {
     std::size_t level_begin = 0;
     for (unsigned depth = 1; depth <= max_kicks_ && count < kBfsNodes; ++depth) {
       const std::size_t level_end = count;
-      // Expand the whole level first, prefetching every child, then test the children: the
-      // reads of one level are in flight together.
-      for (std::size_t n = level_begin; n < level_end && count < kBfsNodes; ++n) {
-        const std::uint64_t bucket = bfs_[n].bucket;
-        for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
-          const std::uint32_t moved = table_.read(bucket, slot);
-          if (moved == 0) continue;  // a free slot here, but its path repeats a bucket
-          const std::uint64_t child = addressing_.alternate(bucket, moved);
-          table_.prefetch(child);
-          bfs_[count++] = {child, static_cast<std::int32_t>(n), slot, moved};
+      for (std::size_t first = level_begin; first < level_end && count < kBfsNodes;
+           first += kBfsChunkParents) {
+        const std::size_t chunk_begin = count;
+        const std::size_t last = std::min(first + kBfsChunkParents, level_end);
+        for (std::size_t n = first; n < last && count < kBfsNodes; ++n) {
+          const std::uint64_t bucket = bfs_[n].bucket;
+          for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
+            const std::uint32_t moved = table_.read(bucket, slot);
+            if (moved == 0) continue;  // a free slot here, but its path repeats a bucket
+            const std::uint64_t child = addressing_.alternate(bucket, moved);
+            table_.prefetch(child);
+            bfs_[count++] = {child, static_cast<std::int32_t>(n), slot, moved};
+          }
         }
-      }
-      for (std::size_t n = level_end; n < count; ++n) {
-        if (table_.find(bfs_[n].bucket, 0) >= 0 && path_is_simple(n)) {
-          move_along(n, p.fingerprint);
-          return true;
+        for (std::size_t n = chunk_begin; n < count; ++n) {
+          if (table_.find(bfs_[n].bucket, 0) >= 0 && path_is_simple(n)) {
+            move_along(n, p.fingerprint);
+            return true;
+          }
         }
       }
       level_begin = level_end;
@@ -420,8 +489,9 @@ class BasicFilter {
   std::size_t size_ = 0;
   std::size_t capacity_;
   unsigned max_kicks_;
-  std::vector<Displacement> walk_;  // undo log of the current kick walk, sized once
-  std::vector<BfsNode> bfs_;        // breadth-first insert search, sized once
+  std::vector<Displacement> walk_;           // undo log of the current kick walk, sized once
+  std::vector<BfsNode> bfs_;                 // breadth-first insert search, sized once
+  std::size_t second_bucket_prefetch_size_;  // size_ from which batch inserts prefetch both buckets
 };
 
 }  // namespace cuckoo

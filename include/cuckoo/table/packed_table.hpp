@@ -162,12 +162,13 @@ class PackedTable {
     return n;
   }
 
-  /// Starts loading `bucket`: the lines of the first and last of the 8 bytes its compare loads
-  /// (the same line for most buckets; both lines for the few that straddle).
-  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
-    const std::byte* first = buffer_.data() + ((bucket * kSlots * fingerprint_bits()) >> 3);
-    __builtin_prefetch(first);
-    __builtin_prefetch(first + 7);
+  /// Starts loading `bucket` into L1, for an operation that will write it: the line of the first
+  /// of the 8 bytes its compare loads, and the next line too when those bytes straddle it.
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_load<3>(bucket); }
+  /// The same for a lookup, into L2 only: a miss bound for L2 frees its L1 miss buffer sooner,
+  /// so more lookups' lines can be in flight at once (see BasicFilter::kPipelineDepth).
+  CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+    prefetch_load<2>(bucket);
   }
 
   /// True if `b1` or `b2` holds `value` (see "Both buckets at once" above).
@@ -191,6 +192,36 @@ class PackedTable {
     const std::uint64_t x1 = bucket_word(b1) ^ pattern;
     const std::uint64_t x2 = bucket_word(b2) ^ pattern;
     return ((((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2)) & highs_) != 0;
+  }
+
+  /// Clears the lowest entry equal to `value` (non-zero) in `b1`, else in `b2`, exactly as find
+  /// then write(…, 0) on each bucket in turn would; false if neither holds it. Both buckets are
+  /// tested before either is chosen and the choice is a select, not a branch: an erase's only
+  /// data-dependent branch is "found at all", which for erases of stored keys is always taken, so
+  /// the core keeps running ahead into the next key's reads (a branch on "which bucket" misses
+  /// half the time and measured erase at 2x a lookup).
+  CUCKOO_HOT bool erase_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) noexcept {
+    if (group() != kSlots) return erase_in(b1, value) || erase_in(b2, value);
+    const std::uint64_t pattern = value * ones_;
+    const std::uint64_t x1 = bucket_word(b1) ^ pattern;
+    const std::uint64_t x2 = bucket_word(b2) ^ pattern;
+    // The lowest flagged lane of the SWAR test is always a true match (see "Bucket compare").
+    const std::uint64_t m1 = (x1 - ones_) & ~x1 & highs_;
+    const std::uint64_t m2 = (x2 - ones_) & ~x2 & highs_;
+    if ((m1 | m2) == 0) return false;
+    // Bit operations rather than ?:, which GCC turns back into a branch.
+    const std::uint64_t second = std::uint64_t{0} - std::uint64_t{m1 == 0};  // all ones: use b2
+    const std::uint64_t bucket = b1 ^ ((b1 ^ b2) & second);
+    const std::uint64_t flags = m1 | (m2 & second);
+    // The lane's top bit is at countr_zero(flags); its first bit f - 1 below.
+    const std::uint64_t bit = bucket * kSlots * fingerprint_bits() +
+                              static_cast<unsigned>(std::countr_zero(flags)) + 1 -
+                              fingerprint_bits();
+    std::uint64_t word = load(bit >> 3);
+    word &= ~(entry_mask() << (bit & 7));
+    word = detail::little_endian(word);
+    std::memcpy(buffer_.data() + (bit >> 3), &word, sizeof word);
+    return true;
   }
 
 #if defined(__AVX2__)
@@ -300,6 +331,19 @@ class PackedTable {
     return kSlots <= 4 && group() == kSlots;
   }
 
+  /// Prefetches the line(s) of bucket_load(bucket). The second line is asked for only when the
+  /// load straddles (3 buckets in 32 for f = 12, b = 4): a prefetch of a line already on its
+  /// way is not free, and two per bucket made batched lookups 1.15x slower on a 192 MiB table.
+  template <int kLocality>
+  CUCKOO_HOT void prefetch_load(std::uint64_t bucket) const noexcept {
+    const std::byte* first = buffer_.data() + ((bucket * kSlots * fingerprint_bits()) >> 3);
+    __builtin_prefetch(first, 0, kLocality);
+    if ((reinterpret_cast<std::uintptr_t>(first) & (detail::kCacheLine - 1)) >
+        detail::kCacheLine - sizeof(std::uint64_t)) {
+      __builtin_prefetch(first + sizeof(std::uint64_t) - 1, 0, kLocality);
+    }
+  }
+
   /// The 8 bytes from `bucket`'s first byte, and the bucket's bit offset in them.
   struct BucketLoad {
     std::uint64_t word;
@@ -313,6 +357,13 @@ class PackedTable {
   CUCKOO_HOT std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
     const BucketLoad l = bucket_load(bucket);
     return l.word >> l.shift & group_mask_;
+  }
+
+  bool erase_in(std::uint64_t bucket, std::uint32_t value) noexcept {
+    const int slot = find(bucket, value);
+    if (slot < 0) return false;
+    write(bucket, static_cast<unsigned>(slot), 0);
+    return true;
   }
 
   /// Non-zero iff the group of lanes starting at entry index `entry` holds `value`.

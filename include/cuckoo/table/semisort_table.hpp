@@ -256,8 +256,13 @@ class SemiSortedTable {
     return true;
   }
 
+  /// Starts loading `bucket` into L1 (for an insert or erase, which write it).
   void prefetch(std::uint64_t bucket) const noexcept {
-    __builtin_prefetch(buffer_.data() + ((bucket * geometry().bucket_bits) >> 3));
+    __builtin_prefetch(buffer_.data() + ((bucket * geometry().bucket_bits) >> 3), 0, 3);
+  }
+  /// The same for a lookup, into L2 only (see PackedTable::prefetch_for_lookup).
+  void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+    __builtin_prefetch(buffer_.data() + ((bucket * geometry().bucket_bits) >> 3), 0, 2);
   }
 
  private:
