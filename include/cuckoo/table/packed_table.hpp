@@ -195,33 +195,35 @@ class PackedTable {
   }
 
   /// Clears the lowest entry equal to `value` (non-zero) in `b1`, else in `b2`, exactly as find
-  /// then write(…, 0) on each bucket in turn would; false if neither holds it. Both buckets are
-  /// tested before either is chosen and the choice is a select, not a branch: an erase's only
-  /// data-dependent branch is "found at all", which for erases of stored keys is always taken, so
-  /// the core keeps running ahead into the next key's reads (a branch on "which bucket" misses
-  /// half the time and measured erase at 2x a lookup).
+  /// then write(…, 0) on each bucket in turn would; false if neither holds it.
+  ///
+  /// Both buckets are loaded and tested before either is chosen, and the constants are moved to
+  /// each bucket's bit offset (the shifts depend on the hash only) rather than the loaded words
+  /// to the constants', so little work waits for the lines. Then one word is written back, picked
+  /// by a branch. Measured on a 192 MiB filter at 95% load (perf_bench), single-key erase took
+  /// 66 ns with the branch, 78 ns writing both words back so that no store address waits for the
+  /// lines, and 80 ns choosing the bucket with a select (a store address that waits for them).
   CUCKOO_HOT bool erase_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) noexcept {
     if (group() != kSlots) return erase_in(b1, value) || erase_in(b2, value);
+    const std::uint64_t byte1 = bucket_byte(b1), byte2 = bucket_byte(b2);
+    const unsigned shift1 = bucket_shift(b1), shift2 = bucket_shift(b2);
     const std::uint64_t pattern = value * ones_;
-    const std::uint64_t x1 = bucket_word(b1) ^ pattern;
-    const std::uint64_t x2 = bucket_word(b2) ^ pattern;
+    const std::uint64_t w1 = load(byte1);
+    const std::uint64_t w2 = load(byte2);
+    const std::uint64_t x1 = (w1 & (group_mask_ << shift1)) ^ (pattern << shift1);
+    const std::uint64_t x2 = (w2 & (group_mask_ << shift2)) ^ (pattern << shift2);
     // The lowest flagged lane of the SWAR test is always a true match (see "Bucket compare").
-    const std::uint64_t m1 = (x1 - ones_) & ~x1 & highs_;
-    const std::uint64_t m2 = (x2 - ones_) & ~x2 & highs_;
-    if ((m1 | m2) == 0) return false;
-    // Bit operations rather than ?:, which GCC turns back into a branch.
-    const std::uint64_t second = std::uint64_t{0} - std::uint64_t{m1 == 0};  // all ones: use b2
-    const std::uint64_t bucket = b1 ^ ((b1 ^ b2) & second);
-    const std::uint64_t flags = m1 | (m2 & second);
-    // The lane's top bit is at countr_zero(flags); its first bit f - 1 below.
-    const std::uint64_t bit = bucket * kSlots * fingerprint_bits() +
-                              static_cast<unsigned>(std::countr_zero(flags)) + 1 -
-                              fingerprint_bits();
-    std::uint64_t word = load(bit >> 3);
-    word &= ~(entry_mask() << (bit & 7));
-    word = detail::little_endian(word);
-    std::memcpy(buffer_.data() + (bit >> 3), &word, sizeof word);
-    return true;
+    const std::uint64_t m1 = (x1 - (ones_ << shift1)) & ~x1 & (highs_ << shift1);
+    const std::uint64_t m2 = (x2 - (ones_ << shift2)) & ~x2 & (highs_ << shift2);
+    if (m1 != 0) {
+      store(byte1, w1 & ~lane_below(m1 & (std::uint64_t{0} - m1)));
+      return true;
+    }
+    if (m2 != 0) {
+      store(byte2, w2 & ~lane_below(m2 & (std::uint64_t{0} - m2)));
+      return true;
+    }
+    return false;
   }
 
 #if defined(__AVX2__)
@@ -357,6 +359,21 @@ class PackedTable {
   CUCKOO_HOT std::uint64_t bucket_word(std::uint64_t bucket) const noexcept {
     const BucketLoad l = bucket_load(bucket);
     return l.word >> l.shift & group_mask_;
+  }
+
+  std::uint64_t bucket_byte(std::uint64_t bucket) const noexcept {
+    return (bucket * kSlots * fingerprint_bits()) >> 3;
+  }
+  unsigned bucket_shift(std::uint64_t bucket) const noexcept {
+    return static_cast<unsigned>(bucket * kSlots * fingerprint_bits()) & 7;
+  }
+  void store(std::uint64_t byte, std::uint64_t word) noexcept {
+    word = detail::little_endian(word);
+    std::memcpy(buffer_.data() + byte, &word, sizeof word);
+  }
+  /// The f-bit lane whose top bit is `top` (a single bit, or 0 for none).
+  std::uint64_t lane_below(std::uint64_t top) const noexcept {
+    return (top >> (fingerprint_bits() - 1)) * entry_mask();
   }
 
   bool erase_in(std::uint64_t bucket, std::uint32_t value) noexcept {
