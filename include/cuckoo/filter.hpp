@@ -406,7 +406,11 @@ class BasicFilter {
   /// in the same order as a whole-level expansion, so the path found is the same; the search just
   /// stops fetching once it has found one, where a whole level would fetch up to 128 lines for a
   /// key that needed one of the first eight.
-  bool bfs_insert(const Probe& p) noexcept {
+#ifdef XNOINLINE
+  [[gnu::noinline]]
+#endif
+  bool
+  bfs_insert(const Probe& p) noexcept {
     std::size_t count = 0;
     bfs_[count++] = {p.bucket, -1, 0, p.fingerprint};
     bfs_[count++] = {p.alt, -1, 0, p.fingerprint};
@@ -419,8 +423,9 @@ class BasicFilter {
         const std::size_t last = std::min(first + kBfsChunkParents, level_end);
         for (std::size_t n = first; n < last && count < kBfsNodes; ++n) {
           const std::uint64_t bucket = bfs_[n].bucket;
+          const auto entries = table_.entries(bucket);
           for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
-            const std::uint32_t moved = table_.read(bucket, slot);
+            const std::uint32_t moved = entries[slot];
             if (moved == 0) continue;  // a free slot here, but its path repeats a bucket
             const std::uint64_t child = addressing_.alternate(bucket, moved);
             table_.prefetch(child);
@@ -428,7 +433,7 @@ class BasicFilter {
           }
         }
         for (std::size_t n = chunk_begin; n < count; ++n) {
-          if (table_.find(bfs_[n].bucket, 0) >= 0 && path_is_simple(n)) {
+          if (table_.has_free(bfs_[n].bucket) && path_is_simple(n)) {
             move_along(n, p.fingerprint);
             return true;
           }
@@ -463,7 +468,11 @@ class BasicFilter {
   }
 
   /// Random-walk displacement from `bucket`; on failure every move is undone in reverse order.
-  bool kick_walk(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+#ifdef XNOINLINE
+  [[gnu::noinline]]
+#endif
+  bool
+  kick_walk(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
     std::uint32_t carried = fingerprint;
     for (unsigned kick = 0; kick < max_kicks_; ++kick) {
       const auto slot = static_cast<unsigned>(rng_() & (kBucketSize - 1));

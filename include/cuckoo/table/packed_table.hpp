@@ -36,6 +36,7 @@
 //               constructor.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -153,6 +154,29 @@ class PackedTable {
       }
     }
     return -1;
+  }
+
+  /// All entries of `bucket`, in slot order: one load per group of lanes, not one per entry.
+  std::array<std::uint32_t, kSlots> entries(std::uint64_t bucket) const noexcept {
+    std::array<std::uint32_t, kSlots> out;
+    const std::uint64_t first = bucket * kSlots;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      const std::uint64_t bit = (first + lane) * fingerprint_bits();
+      const std::uint64_t word = load(bit >> 3) >> (bit & 7);
+      for (unsigned k = 0; k < group(); ++k) {
+        out[lane + k] = static_cast<std::uint32_t>(word >> (k * fingerprint_bits()) & entry_mask());
+      }
+    }
+    return out;
+  }
+
+  /// True if `bucket` has an empty slot (the SWAR zero test alone, without locating it).
+  bool has_free(std::uint64_t bucket) const noexcept {
+    const std::uint64_t first = bucket * kSlots;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      if (group_has(first + lane, 0) != 0) return true;
+    }
+    return false;
   }
 
   /// How many entries of `bucket` equal `value`.

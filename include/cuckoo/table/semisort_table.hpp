@@ -187,6 +187,14 @@ class SemiSortedTable {
            read_field(first + slot * g.low_bits, g.low_bits);
   }
 
+  /// All entries of `bucket`, in slot order (one decode).
+  std::array<std::uint32_t, 4> entries(std::uint64_t bucket) const noexcept {
+    return decode(bucket);
+  }
+
+  /// True if `bucket` has an empty slot.
+  bool has_free(std::uint64_t bucket) const noexcept { return find(bucket, 0) >= 0; }
+
   /// Replaces the entry at `slot` with `value`; the bucket is then re-sorted, so slots move.
   void write(std::uint64_t bucket, unsigned slot, std::uint32_t value) noexcept {
     Entries entries = decode(bucket);
