@@ -382,11 +382,18 @@ class BasicFilter {
     return layout;
   }
 
+  /// Puts fingerprint into the lowest empty slot of bucket; false if it is full.
   bool place(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
-    const int slot = table_.find(bucket, 0);
-    if (slot < 0) return false;
-    table_.write(bucket, static_cast<unsigned>(slot), fingerprint);
-    return true;
+    if constexpr (requires(Table & t) {
+                    { t.try_place(bucket, fingerprint) } -> std::same_as<bool>;
+                  }) {
+      return table_.try_place(bucket, fingerprint);
+    } else {
+      const int slot = table_.find(bucket, 0);
+      if (slot < 0) return false;
+      table_.write(bucket, static_cast<unsigned>(slot), fingerprint);
+      return true;
+    }
   }
 
   bool remove_from(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {

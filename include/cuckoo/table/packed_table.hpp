@@ -170,6 +170,28 @@ class PackedTable {
     return out;
   }
 
+  /// Writes `value` into the lowest empty slot of `bucket`, exactly as find(bucket, 0) then write
+  /// would; false if the bucket is full. For a bucket that fits one load, the slot is never
+  /// located as an index: the lowest lane the SWAR zero test flags is a true empty lane, and the
+  /// value is written there from the same load.
+  CUCKOO_HOT bool try_place(std::uint64_t bucket, std::uint32_t value) noexcept {
+    if (group() != kSlots) {
+      const int slot = find(bucket, 0);
+      if (slot < 0) return false;
+      write(bucket, static_cast<unsigned>(slot), value);
+      return true;
+    }
+    const std::uint64_t byte = bucket_byte(bucket);
+    const unsigned shift = bucket_shift(bucket);
+    const std::uint64_t word = load(byte);
+    const std::uint64_t x = word & (group_mask_ << shift);
+    const std::uint64_t zero_lanes = (x - (ones_ << shift)) & ~x & (highs_ << shift);
+    if (zero_lanes == 0) return false;
+    const std::uint64_t top = zero_lanes & (std::uint64_t{0} - zero_lanes);
+    store(byte, word | (top >> (fingerprint_bits() - 1)) * value);
+    return true;
+  }
+
   /// True if `bucket` has an empty slot (the SWAR zero test alone, without locating it).
   bool has_free(std::uint64_t bucket) const noexcept {
     const std::uint64_t first = bucket * kSlots;

@@ -1,7 +1,8 @@
-// PackedTable::erase_pair, the erase's branch-free step over both buckets, leaves exactly the bytes
-// of the two-step reference (the lowest matching slot of the first bucket, else of the second,
-// cleared) and answers the same, for every b and f, on buckets at every offset in a cache line,
-// with repeated values in a bucket, absent values, and both arguments naming the same bucket.
+// The packed table's single-load bucket updates leave exactly the bytes of their slot-by-slot
+// references and answer the same, for every b and f, on buckets at every offset in a cache line:
+//   erase_pair(b1, b2, v)  the lowest slot holding v in b1, else in b2, cleared (with repeated
+//                          values in a bucket, absent values, and b1 == b2);
+//   try_place(b, v)        v written into the lowest empty slot of b (full buckets refused).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -74,6 +75,44 @@ void check_erase_pair(unsigned bits) {
           << "f=" << bits << " b=" << b << " b1=" << b1 << " b2=" << b2 << " v=" << v;
     }
   }
+}
+
+template <class Table>
+void check_try_place(unsigned bits) {
+  constexpr unsigned b = Table::kBucketSize;
+  const std::uint64_t m = 130;
+  Table fast(m, bits), reference(m, bits);
+  cuckoo::detail::SplitMix64 rng(bits * 1000 + b);
+  const std::uint32_t mask = bits == 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
+  for (int round = 0; round < 20; ++round) {
+    // Each round starts from buckets 0..b slots full, the free slots anywhere.
+    for (std::uint64_t i = 0; i < m; ++i) {
+      for (unsigned s = 0; s < b; ++s) {
+        const std::uint32_t v =
+            (rng() % (b + 1)) <= s ? 0 : 1 + static_cast<std::uint32_t>(rng()) % mask;
+        fast.write(i, s, v);
+        reference.write(i, s, v);
+      }
+    }
+    for (int q = 0; q < 600; ++q) {
+      const std::uint64_t bucket = rng() % m;
+      const std::uint32_t v = 1 + static_cast<std::uint32_t>(rng() % mask);
+      const int slot = reference.find(bucket, 0);
+      if (slot >= 0) reference.write(bucket, static_cast<unsigned>(slot), v);
+      ASSERT_EQ(fast.try_place(bucket, v), slot >= 0) << "f=" << bits << " b=" << b;
+      ASSERT_EQ(bytes_of(fast), bytes_of(reference)) << "f=" << bits << " b=" << b;
+    }
+  }
+}
+
+TEST(TryPlace, MatchesFindThenWriteForEveryWidthAndBucketSize) {
+  for (unsigned f = 2; f <= 32; ++f) {
+    check_try_place<cuckoo::PackedTable<2>>(f);
+    check_try_place<cuckoo::PackedTable<4>>(f);
+    check_try_place<cuckoo::PackedTable<8>>(f);
+  }
+  check_try_place<cuckoo::PackedTable<4, 12>>(12);
+  check_try_place<cuckoo::PackedTable<4, 16>>(16);
 }
 
 TEST(ErasePair, MatchesTheTwoStepEraseForEveryWidthAndBucketSize) {
