@@ -264,14 +264,11 @@ class SemiSortedTable {
     return true;
   }
 
-  /// Starts loading `bucket` into L1 (for an insert or erase, which write it).
-  void prefetch(std::uint64_t bucket) const noexcept {
-    __builtin_prefetch(buffer_.data() + ((bucket * geometry().bucket_bits) >> 3), 0, 3);
-  }
+  /// Starts loading `bucket` into L1 (for an insert or erase, which write it): every line its
+  /// loads touch (a bucket and its 8-byte loads span at most two).
+  void prefetch(std::uint64_t bucket) const noexcept { prefetch_lines<3>(bucket); }
   /// The same for a lookup, into L2 only (see PackedTable::prefetch_for_lookup).
-  void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
-    __builtin_prefetch(buffer_.data() + ((bucket * geometry().bucket_bits) >> 3), 0, 2);
-  }
+  void prefetch_for_lookup(std::uint64_t bucket) const noexcept { prefetch_lines<2>(bucket); }
 
  private:
   static constexpr unsigned kWindowBits = 57;  // 64 bits loaded minus up to 7 bits of offset
@@ -350,6 +347,22 @@ class SemiSortedTable {
     std::uint64_t word;
     std::memcpy(&word, buffer_.data() + byte, sizeof word);
     return detail::little_endian(word);
+  }
+
+  template <int kLocality>
+  void prefetch_lines(std::uint64_t bucket) const noexcept {
+    const std::uint64_t bits = geometry().bucket_bits;
+    const std::uint64_t first = bucket * bits;
+    const std::byte* begin = buffer_.data() + (first >> 3);
+    // The last byte any load of this bucket reads: one 8-byte load while the bucket and its
+    // offset fit 64 bits, else the load of its last field.
+    const std::byte* last =
+        (first & 7) + bits <= 64 ? begin + 7 : buffer_.data() + ((first + bits - 1) >> 3) + 7;
+    __builtin_prefetch(begin, 0, kLocality);
+    if (((reinterpret_cast<std::uintptr_t>(begin) ^ reinterpret_cast<std::uintptr_t>(last)) &
+         ~std::uintptr_t{detail::kCacheLine - 1}) != 0) {
+      __builtin_prefetch(last, 0, kLocality);
+    }
   }
 
   /// The `width`-bit field (width ≤ 32) starting at table bit `bit`.
