@@ -12,22 +12,35 @@
 // bit-for-bit what it was before the call, and insert returns false.
 //
 // Batches (contains / insert / erase over a span of keys) give exactly the answers of the same
-// single-key calls made in order, but run as a software pipeline: key i + kPipelineDepth is hashed
-// and both its buckets are prefetched while key i is probed, so about 2·kPipelineDepth cache-line
-// reads are in flight instead of the two or so a core overlaps by itself on a table much larger
-// than its caches. The depth was tuned with bench/perf_bench.cpp (see README, "Performance").
+// single-key calls made in order, but run as a software pipeline: key i + Depth is hashed and its
+// buckets prefetched while key i is probed. On a table much larger than the caches the cost of a
+// key is set by how many of its cache lines are in flight at once and how many lines it touches
+// at all, not by arithmetic; the choices below were each measured with bench/perf_bench.cpp on a
+// 192 MiB table (README, "Performance"):
+//   - lookups prefetch into L2 only, 64 keys ahead: an L2-bound miss frees its L1 miss buffer
+//     sooner, so more lines are in flight (kPipelineDepth);
+//   - a bucket's second cache line is prefetched only when the bucket's 8-byte load straddles
+//     one: a prefetch of a line already on its way is not free (Table::prefetch);
+//   - inserts prefetch a key's second bucket only from kSecondBucketPrefetchLoad, below which
+//     almost every key lands in its first bucket and the line would be wasted;
+//   - buckets are tested and filled from one load (Table::try_place, has_free, entries,
+//     erase_pair), which at high load halves the instructions a key costs.
 //
 // Insert near full. When both buckets are full, a breadth-first search over the displacement
-// graph looks for a short path ending at a bucket with a free slot: each level's candidate buckets
-// are prefetched together, so a level costs about one memory latency however wide it is, where a
-// random walk pays one latency per step. Nothing moves until a whole path is found, so the
-// search cannot leave the table half-changed. Only when it finds no path within kBfsNodes buckets
-// does the random walk (with its undo log) run, so capacity is never worse than before.
+// graph looks for a short path ending at a bucket with a free slot. Candidate buckets are
+// prefetched kBfsChunkParents parents' worth at a time (16 buckets), so one round trip to memory
+// tests sixteen candidates, where a random walk pays a round trip per step; and the search stops
+// fetching at the round that finds room, rather than fetching a whole level of up to 128 buckets.
+// Nothing moves until a whole path is found, so the search cannot leave the table half-changed.
+// Only when it finds no path within kBfsNodes buckets does the random walk (with its undo log)
+// run, so capacity is never worse than the paper's algorithm.
 //
 // Template parameters:
 //   Table   a bucketed fingerprint store with PackedTable's interface: read / write / find /
-//           contains / count / prefetch per bucket, exchange / undo_exchange for kick walks,
-//           kBucketSize, kSemiSorted, and construction from (bucket_count, fingerprint_bits).
+//           contains / count / entries / has_free / prefetch / prefetch_for_lookup per bucket,
+//           exchange / undo_exchange for kick walks, kBucketSize, kSemiSorted, and construction
+//           from (bucket_count, fingerprint_bits). contains_pair, erase_pair and try_place are
+//           used where a table has them (single-load forms), else composed from the above.
 //           A table may reorder a bucket's entries on write (semi-sorting does); the filter only
 //           relies on a slot index until the next write to that bucket, and undoes a walk
 //           through undo_exchange, which must restore the bucket's exact bits. The filter owns
@@ -73,7 +86,8 @@ class BasicFilter {
   /// levels, 2 + 8 + 32 + 128).
   static constexpr std::size_t kBfsNodes = 176;
   /// Parents of a search level expanded (and their children prefetched) at a time: 16 / b, i.e.
-  /// about sixteen buckets of children per memory round trip (see bfs_insert).
+  /// sixteen buckets of children per memory round trip (see bfs_insert). Build rates to 95% of
+  /// 192 MiB, b = 4, one run: 4 children a round 11.3, 8: 11.6, 16: 11.7, whole levels: 10.9 M/s.
   static constexpr std::size_t kBfsChunkParents = 16 / kBucketSize;
 
   /// Sizes the filter from cfg (see sizing.hpp); throws std::invalid_argument on a bad Config.

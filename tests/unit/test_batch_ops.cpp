@@ -24,13 +24,18 @@ std::vector<std::byte> table_bytes(const cuckoo::Filter& filter) {
 
 struct Shape {
   unsigned b, f;
+  bool semi = false;
 };
-const Shape kShapes[] = {{4, 12}, {4, 8},  {4, 16}, {4, 7}, {4, 19},
-                         {2, 12}, {2, 31}, {8, 12}, {8, 5}};
+const Shape kShapes[] = {{4, 12},      {4, 8},       {4, 16},       {4, 7},       {4, 19},
+                         {2, 12},      {2, 31},      {8, 12},       {8, 5},       {4, 13, true},
+                         {4, 5, true}, {4, 9, true}, {4, 20, true}, {4, 32, true}};
 
 cuckoo::Filter make(const Shape& s, std::size_t capacity = 3000, std::uint64_t seed = 7) {
-  return cuckoo::Filter{cuckoo::Config{
-      .capacity = capacity, .fingerprint_bits = s.f, .bucket_size = s.b, .seed = seed}};
+  return cuckoo::Filter{cuckoo::Config{.capacity = capacity,
+                                       .fingerprint_bits = s.f,
+                                       .bucket_size = s.b,
+                                       .seed = seed,
+                                       .semi_sort = s.semi}};
 }
 
 // Queries: every inserted key, as many fresh ones, and each batch size in `sizes` cut from them.

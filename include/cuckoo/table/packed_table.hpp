@@ -22,12 +22,17 @@
 // always compiled and tested, and all forms must agree exactly (tests/unit/test_simd_compare).
 //
 // Cache lines. The buffer is 64-byte aligned. A bucket's compare loads the 8 bytes from its first
-// byte, and prefetch() fetches the lines of the first and the last of those 8 bytes, so buckets
-// whose load spans two lines (about 9% for f = 12, b = 4; none for f = 16, b = 4) have both lines
-// in flight rather than stalling on the second. (Moving such loads back inside the line saves
-// only the 1 in 32 whose bucket itself fits the line, and cost ~8 instructions per bucket, which
-// the single-key lookup paid for in fewer keys in flight.) No padding is added: the bits-per-item
-// guarantee stays exactly as above.
+// byte; prefetch() fetches that line, and the next one only when those 8 bytes straddle it (3
+// buckets in 32 for f = 12, b = 4; none for f = 16, b = 4), so a straddling bucket never stalls on
+// its second line and the others do not pay for a redundant prefetch (which made batched lookups
+// 1.15x slower). prefetch() brings lines to L1, for inserts and erases, which write them;
+// prefetch_for_lookup() only to L2, which lets more lookups be in flight. No padding is added: the
+// bits-per-item guarantee stays exactly as above. (Padding a 48-bit bucket so none straddles
+// costs 1/16 more memory for f = 12 and would save only the 3 in 32 extra lines.)
+//
+// Updates from one load. try_place (insert), erase_pair (erase), has_free and entries (the insert
+// search) each load a bucket once and work on the word: the lowest lane the SWAR test flags is a
+// true match, so a lane is written or cleared in place without locating its slot index.
 //
 // Template parameters:
 //   kSlots      entries per bucket, b ∈ {2, 4, 8}.
@@ -158,7 +163,7 @@ class PackedTable {
 
   /// All entries of `bucket`, in slot order: one load per group of lanes, not one per entry.
   std::array<std::uint32_t, kSlots> entries(std::uint64_t bucket) const noexcept {
-    std::array<std::uint32_t, kSlots> out;
+    std::array<std::uint32_t, kSlots> out{};
     const std::uint64_t first = bucket * kSlots;
     for (unsigned lane = 0; lane < kSlots; lane += group()) {
       const std::uint64_t bit = (first + lane) * fingerprint_bits();
