@@ -23,8 +23,9 @@
 //     one: a prefetch of a line already on its way is not free (Table::prefetch);
 //   - inserts prefetch a key's second bucket only from kSecondBucketPrefetchLoad, below which
 //     almost every key lands in its first bucket and the line would be wasted;
-//   - buckets are tested and filled from one load (Table::try_place, has_free, entries,
-//     erase_pair), which at high load halves the instructions a key costs.
+//   - buckets are tested and updated from one load (Table::try_place, has_free, entries,
+//     erase_pair) rather than slot by slot: the insert search's entries / has_free and the
+//     insert's try_place each made the build to 95% 1.08x faster.
 //
 // Insert near full. When both buckets are full, a breadth-first search over the displacement
 // graph looks for a short path ending at a bucket with a free slot. Candidate buckets are
@@ -276,7 +277,7 @@ class BasicFilter {
   // Decorrelates the kick walk's random choices from the key hash, which uses the same seed.
   static constexpr std::uint64_t kKickStreamTweak = 0x5851F42D4C957F2Dull;
 
-  /// Tables that erase from both buckets in one branch-free step (PackedTable::erase_pair).
+  /// Tables that test both buckets for an erase from one load each (PackedTable::erase_pair).
   static constexpr bool kErasesPairs = requires(Table & t, std::uint64_t b, std::uint32_t v) {
     { t.erase_pair(b, b, v) } -> std::same_as<bool>;
   };
@@ -427,11 +428,7 @@ class BasicFilter {
   /// in the same order as a whole-level expansion, so the path found is the same; the search just
   /// stops fetching once it has found one, where a whole level would fetch up to 128 lines for a
   /// key that needed one of the first eight.
-#ifdef XNOINLINE
-  [[gnu::noinline]]
-#endif
-  bool
-  bfs_insert(const Probe& p) noexcept {
+  bool bfs_insert(const Probe& p) noexcept {
     std::size_t count = 0;
     bfs_[count++] = {p.bucket, -1, 0, p.fingerprint};
     bfs_[count++] = {p.alt, -1, 0, p.fingerprint};
@@ -489,11 +486,7 @@ class BasicFilter {
   }
 
   /// Random-walk displacement from `bucket`; on failure every move is undone in reverse order.
-#ifdef XNOINLINE
-  [[gnu::noinline]]
-#endif
-  bool
-  kick_walk(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+  bool kick_walk(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
     std::uint32_t carried = fingerprint;
     for (unsigned kick = 0; kick < max_kicks_; ++kick) {
       const auto slot = static_cast<unsigned>(rng_() & (kBucketSize - 1));
