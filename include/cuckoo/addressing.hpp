@@ -51,9 +51,19 @@ class Addressing {
 
   constexpr std::uint64_t alternate(std::uint64_t bucket,
                                     std::uint32_t fingerprint) const noexcept {
+    return alternate_from_offset(bucket, offset(fingerprint));
+  }
+
+  /// H(fp), the odd offset in [1, m − 1] that alt(i, fp) = (H(fp) − i) mod m subtracts from.
+  constexpr std::uint64_t offset(std::uint32_t fingerprint) const noexcept {
     // Fibonacci hashing of fp spreads neighbouring fingerprints over the whole table.
     const std::uint64_t mixed = (std::uint64_t{fingerprint} * 0x9E3779B97F4A7C15ull) >> 32;
-    const std::uint64_t offset = ((mixed * (bucket_count_ >> 1)) >> 32) * 2 + 1;  // odd, < m
+    return ((mixed * (bucket_count_ >> 1)) >> 32) * 2 + 1;
+  }
+
+  /// alt(bucket, fp) from offset(fp), for callers that keep the offsets in a table.
+  constexpr std::uint64_t alternate_from_offset(std::uint64_t bucket,
+                                                std::uint64_t offset) const noexcept {
     const std::uint64_t diff = offset - bucket;
     return offset >= bucket ? diff : diff + bucket_count_;
   }
