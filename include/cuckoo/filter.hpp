@@ -25,7 +25,10 @@
 //     almost every key lands in its first bucket and the line would be wasted;
 //   - buckets are tested and updated from one load (Table::try_place, has_free, entries,
 //     erase_pair) rather than slot by slot: the insert search's entries / has_free and the
-//     insert's try_place each made the build to 95% 1.08x faster.
+//     insert's try_place each made the build to 95% 1.08x faster;
+//   - single-key calls are limited by how many fit in the core's out-of-order window, so they
+//     count instructions: filters of 1 MiB or more with f ≤ 12 read H(fp) from a table
+//     (kOffsetTableMaxBits), and byte-aligned buckets are addressed by one multiplication.
 //
 // Insert near full. When both buckets are full, a breadth-first search over the displacement
 // graph looks for a short path ending at a bucket with a free slot. Candidate buckets are
