@@ -4,12 +4,16 @@
 // (default 0.95) with the batch insert, then times, over keys that are all in the filter
 // (positive) and keys that are not (negative):
 //   batched contains   vs  the batched floor: two independent random 64-byte reads per key over a
-//                          buffer of the filter's size, through the same pipeline (hash, prefetch
-//                          both lines Depth keys ahead, then read);
+//                          buffer of the filter's size, through the same pipeline with the same
+//                          prefetch (hash, prefetch both lines into L2 Depth keys ahead, then
+//                          read);
 //   single-key contains vs the single-key floor: the same two reads per key, no prefetch, so only
 //                          what the out-of-order core overlaps by itself;
-//   erase (single-key and batched), and the build rate (batch insert, optionally also single-key
-//   insert into a second filter), with the last 5% of the fill timed on its own.
+//   single-key erase   vs  the same two reads plus a write to the first line;
+//   batched erase, and the build rate (batch insert, optionally also single-key insert into a
+//   second filter), with the last 5% of the fill and each band of load timed on their own.
+// --semi measures a semi-sorted filter of the same memory (--f 13 gives the paper's equal-memory
+// pairing with plain f = 12); --compare times the bucket compares alone on a table in cache.
 // Both floors hash the key with the filter's hasher to place the two reads, so a ratio of 1.0
 // means "nothing but the two memory reads and the hash"; the floor without hashing is printed too.
 //

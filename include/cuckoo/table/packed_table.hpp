@@ -187,17 +187,10 @@ class PackedTable {
   /// located as an index: the lowest lane the SWAR zero test flags is a true empty lane, and the
   /// value is written there from the same load.
   CUCKOO_HOT bool try_place(std::uint64_t bucket, std::uint32_t value) noexcept {
-    if (group() != kSlots) {
-      const int slot = find(bucket, 0);
-      if (slot < 0) return false;
-      write(bucket, static_cast<unsigned>(slot), value);
-      return true;
-    }
+    if (group() != kSlots) return replace_lowest(bucket, 0, value);
     const std::uint64_t byte = bucket_byte(bucket);
-    const unsigned shift = bucket_shift(bucket);
     const std::uint64_t word = load(byte);
-    const std::uint64_t x = word & (group_mask_ << shift);
-    const std::uint64_t zero_lanes = (x - (ones_ << shift)) & ~x & (highs_ << shift);
+    const std::uint64_t zero_lanes = lanes_equal(word, bucket_shift(bucket), 0);
     if (zero_lanes == 0) return false;
     const std::uint64_t top = zero_lanes & (std::uint64_t{0} - zero_lanes);
     store(byte, word | (top >> (fingerprint_bits() - 1)) * value);
@@ -266,17 +259,15 @@ class PackedTable {
   /// 66 ns with the branch, 78 ns writing both words back so that no store address waits for the
   /// lines, and 80 ns choosing the bucket with a select (a store address that waits for them).
   CUCKOO_HOT bool erase_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) noexcept {
-    if (group() != kSlots) return erase_in(b1, value) || erase_in(b2, value);
+    if (group() != kSlots) {
+      return replace_lowest(b1, value, 0) || replace_lowest(b2, value, 0);
+    }
     const std::uint64_t byte1 = bucket_byte(b1), byte2 = bucket_byte(b2);
-    const unsigned shift1 = bucket_shift(b1), shift2 = bucket_shift(b2);
-    const std::uint64_t pattern = value * ones_;
     const std::uint64_t w1 = load(byte1);
     const std::uint64_t w2 = load(byte2);
-    const std::uint64_t x1 = (w1 & (group_mask_ << shift1)) ^ (pattern << shift1);
-    const std::uint64_t x2 = (w2 & (group_mask_ << shift2)) ^ (pattern << shift2);
     // The lowest flagged lane of the SWAR test is always a true match (see "Bucket compare").
-    const std::uint64_t m1 = (x1 - (ones_ << shift1)) & ~x1 & (highs_ << shift1);
-    const std::uint64_t m2 = (x2 - (ones_ << shift2)) & ~x2 & (highs_ << shift2);
+    const std::uint64_t m1 = lanes_equal(w1, bucket_shift(b1), value);
+    const std::uint64_t m2 = lanes_equal(w2, bucket_shift(b2), value);
     if (m1 != 0) {
       store(byte1, w1 & ~lane_below(m1 & (std::uint64_t{0} - m1)));
       return true;
@@ -451,10 +442,21 @@ class PackedTable {
     return (top >> (fingerprint_bits() - 1)) * entry_mask();
   }
 
-  bool erase_in(std::uint64_t bucket, std::uint32_t value) noexcept {
-    const int slot = find(bucket, value);
+  /// The SWAR test on a bucket that fits one load, with the constants moved to the bucket's bit
+  /// offset in `word` (the shifts then depend on the hash only, not on the loaded word): the top
+  /// bit of every lane equal to `value` is set, plus possibly lanes above the lowest true match.
+  CUCKOO_HOT std::uint64_t lanes_equal(std::uint64_t word, unsigned shift,
+                                       std::uint32_t value) const noexcept {
+    const std::uint64_t x = (word & (group_mask_ << shift)) ^ ((value * ones_) << shift);
+    return (x - (ones_ << shift)) & ~x & (highs_ << shift);
+  }
+
+  /// Writes `to` over the lowest slot of `bucket` holding `from`; false if none does. The
+  /// slot-by-slot form of try_place and erase_pair, for buckets wider than one load.
+  bool replace_lowest(std::uint64_t bucket, std::uint32_t from, std::uint32_t to) noexcept {
+    const int slot = find(bucket, from);
     if (slot < 0) return false;
-    write(bucket, static_cast<unsigned>(slot), 0);
+    write(bucket, static_cast<unsigned>(slot), to);
     return true;
   }
 
