@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cuckoo/detail/rng.hpp"
@@ -123,11 +124,18 @@ TEST(ErasePair, MatchesTheTwoStepEraseForEveryWidthAndBucketSize) {
   }
 }
 
-TEST(ErasePair, CompileTimeWidths) {
-  check_erase_pair<cuckoo::PackedTable<4, 12>>(12);
-  check_erase_pair<cuckoo::PackedTable<4, 16>>(16);
-  check_erase_pair<cuckoo::PackedTable<2, 7>>(7);
-  check_erase_pair<cuckoo::PackedTable<8, 5>>(5);
+// f fixed at compile time, every f from 2 to 32: byte-aligned buckets of b <= 4 lanes that fit
+// one load take erase_pair_avx2_aligned where AVX2 is compiled in (tests/CMakeLists.txt builds
+// this file a second time with it), the others the SWAR and slot-by-slot forms.
+template <unsigned b, unsigned... offsets>
+void check_erase_pair_fixed(std::integer_sequence<unsigned, offsets...>) {
+  (check_erase_pair<cuckoo::PackedTable<b, offsets + 2>>(offsets + 2), ...);
+}
+
+TEST(ErasePair, EveryCompileTimeWidth) {
+  check_erase_pair_fixed<2>(std::make_integer_sequence<unsigned, 31>{});
+  check_erase_pair_fixed<4>(std::make_integer_sequence<unsigned, 31>{});
+  check_erase_pair_fixed<8>(std::make_integer_sequence<unsigned, 31>{});
 }
 
 }  // namespace
