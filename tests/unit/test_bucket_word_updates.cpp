@@ -112,8 +112,19 @@ TEST(TryPlace, MatchesFindThenWriteForEveryWidthAndBucketSize) {
     check_try_place<cuckoo::PackedTable<4>>(f);
     check_try_place<cuckoo::PackedTable<8>>(f);
   }
-  check_try_place<cuckoo::PackedTable<4, 12>>(12);
-  check_try_place<cuckoo::PackedTable<4, 16>>(16);
+}
+
+// f fixed at compile time: byte-aligned buckets of up to 64 bits (f = 16, b = 4; f = 8, b = 8;
+// f = 32, b = 2) are one whole-word group, the others groups in a 57-bit window.
+template <unsigned b, unsigned... offsets>
+void check_try_place_fixed(std::integer_sequence<unsigned, offsets...>) {
+  (check_try_place<cuckoo::PackedTable<b, offsets + 2>>(offsets + 2), ...);
+}
+
+TEST(TryPlace, EveryCompileTimeWidth) {
+  check_try_place_fixed<2>(std::make_integer_sequence<unsigned, 31>{});
+  check_try_place_fixed<4>(std::make_integer_sequence<unsigned, 31>{});
+  check_try_place_fixed<8>(std::make_integer_sequence<unsigned, 31>{});
 }
 
 TEST(ErasePair, MatchesTheTwoStepEraseForEveryWidthAndBucketSize) {
