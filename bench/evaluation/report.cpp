@@ -356,7 +356,8 @@ void write_report(const Options& opt) {
     md += "## Maximum load factor vs fingerprint size (paper §4, Fig. 2)\n\n";
     md +=
         "Random 64-bit keys inserted into an empty (2, b) table of m buckets until the first "
-        "insert whose kick walk (500 kicks) fails; the load α at that moment, over independent "
+        "insert that fails (a breadth-first path search over up to 176 buckets, then a 500-kick "
+        "walk); the load α at that moment, over independent "
         "runs. The paper plots the minimum of 10 runs.\n\n";
     std::vector<std::string> ms;
     for (std::size_t i = 0; i < t->rows.size(); ++i) {
@@ -682,8 +683,9 @@ void write_report(const Options& opt) {
       md += fmt::format(
           "\nWhy our CF constructs relatively slower than the paper's (CF ÷ BF = {:.2f} here, "
           "{:.2f} in the paper): {:.0f}% of the CF's build time goes to the inserts above 85% "
-          "occupancy (Fig. 7), where inserts become kick walks — chains of dependent cache "
-          "misses, each waiting for the previous one. A Bloom insert's k misses are independent "
+          "occupancy (Fig. 7), where inserts become displacement-path searches — rounds of "
+          "cache misses, each round waiting for the previous one. A Bloom insert's k misses are "
+          "independent "
           "and overlap; a current CPU overlaps many more of them than the paper's 2010 Xeon did, "
           "while a single miss's latency has hardly changed. So the comparators that only touch "
           "independent lines (BF, blk-BF) and the QF, whose shifts are sequential, gained "
@@ -891,7 +893,7 @@ void write_report(const Options& opt) {
     for (const char* f : {"CF", "ss-CF", "QF"}) {
       if (!by.count(f)) continue;
       md += fmt::format(
-          "- {}: insert throughput decreases as the table fills (kick walks / shifting grow): "
+          "- {}: insert throughput decreases as the table fills (path searches / shifting grow): "
           "{}.\n",
           f, verdict(last_y(by[f]) < 0.7 * first_y(by[f])));
     }

@@ -44,7 +44,8 @@ std::optional<cuckoo::Filter> make_table(std::uint64_t buckets, unsigned bits, u
   }
 }
 
-/// Inserts fresh random keys until the first insert whose kick walk fails; returns the items held.
+/// Inserts fresh random keys until the first insert fails (no displacement path found); returns
+/// the items held.
 std::size_t fill_until_failure(cuckoo::Filter& filter, std::uint64_t key_seed) {
   return filter.visit([&](auto& f) {
     cuckoo::detail::SplitMix64 rng(key_seed);
