@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <utility>
 
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/table/packed_table.hpp"
+#include "support/packed_shapes.hpp"
 
 namespace {
 
@@ -46,23 +46,14 @@ void check_reads(unsigned bits) {
   }
 }
 
-template <unsigned b, unsigned... offsets>
-void check_fixed_widths(std::integer_sequence<unsigned, offsets...>) {
-  (check_reads<cuckoo::PackedTable<b, offsets + 2>>(offsets + 2), ...);
-}
+constexpr auto kCheckReads = []<class Table>(unsigned bits) { check_reads<Table>(bits); };
 
 TEST(BucketWordReads, MatchSlotBySlotForEveryWidthAndBucketSize) {
-  for (unsigned f = 2; f <= 32; ++f) {
-    check_reads<cuckoo::PackedTable<2>>(f);
-    check_reads<cuckoo::PackedTable<4>>(f);
-    check_reads<cuckoo::PackedTable<8>>(f);
-  }
+  cuckoo::test::for_every_runtime_width(kCheckReads);
 }
 
 TEST(BucketWordReads, MatchSlotBySlotForEveryCompileTimeWidth) {
-  check_fixed_widths<2>(std::make_integer_sequence<unsigned, 31>{});
-  check_fixed_widths<4>(std::make_integer_sequence<unsigned, 31>{});
-  check_fixed_widths<8>(std::make_integer_sequence<unsigned, 31>{});
+  cuckoo::test::for_every_fixed_width(kCheckReads);
 }
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/table/packed_table.hpp"
+#include "support/packed_shapes.hpp"
 
 namespace {
 
@@ -106,47 +106,28 @@ void check_try_place(unsigned bits) {
   }
 }
 
+constexpr auto kCheckTryPlace = []<class Table>(unsigned bits) { check_try_place<Table>(bits); };
+constexpr auto kCheckErasePair = []<class Table>(unsigned bits) { check_erase_pair<Table>(bits); };
+
 TEST(TryPlace, MatchesFindThenWriteForEveryWidthAndBucketSize) {
-  for (unsigned f = 2; f <= 32; ++f) {
-    check_try_place<cuckoo::PackedTable<2>>(f);
-    check_try_place<cuckoo::PackedTable<4>>(f);
-    check_try_place<cuckoo::PackedTable<8>>(f);
-  }
+  cuckoo::test::for_every_runtime_width(kCheckTryPlace);
 }
 
-// f fixed at compile time: byte-aligned buckets of up to 64 bits (f = 16, b = 4; f = 8, b = 8;
-// f = 32, b = 2) are one whole-word group, the others groups in a 57-bit window.
-template <unsigned b, unsigned... offsets>
-void check_try_place_fixed(std::integer_sequence<unsigned, offsets...>) {
-  (check_try_place<cuckoo::PackedTable<b, offsets + 2>>(offsets + 2), ...);
-}
-
+// Byte-aligned buckets of up to 64 bits (f = 16, b = 4; f = 8, b = 8; f = 32, b = 2) are one
+// whole-word group, the others groups in a 57-bit window.
 TEST(TryPlace, EveryCompileTimeWidth) {
-  check_try_place_fixed<2>(std::make_integer_sequence<unsigned, 31>{});
-  check_try_place_fixed<4>(std::make_integer_sequence<unsigned, 31>{});
-  check_try_place_fixed<8>(std::make_integer_sequence<unsigned, 31>{});
+  cuckoo::test::for_every_fixed_width(kCheckTryPlace);
 }
 
 TEST(ErasePair, MatchesTheTwoStepEraseForEveryWidthAndBucketSize) {
-  for (unsigned f = 2; f <= 32; ++f) {
-    check_erase_pair<cuckoo::PackedTable<2>>(f);
-    check_erase_pair<cuckoo::PackedTable<4>>(f);
-    check_erase_pair<cuckoo::PackedTable<8>>(f);
-  }
+  cuckoo::test::for_every_runtime_width(kCheckErasePair);
 }
 
-// f fixed at compile time, every f from 2 to 32: byte-aligned buckets of b <= 4 lanes that fit
-// one load take erase_pair_avx2_aligned where AVX2 is compiled in (tests/CMakeLists.txt builds
-// this file a second time with it), the others the SWAR and slot-by-slot forms.
-template <unsigned b, unsigned... offsets>
-void check_erase_pair_fixed(std::integer_sequence<unsigned, offsets...>) {
-  (check_erase_pair<cuckoo::PackedTable<b, offsets + 2>>(offsets + 2), ...);
-}
-
+// Byte-aligned buckets of b <= 4 lanes in one load take erase_pair_avx2_aligned where AVX2 is
+// compiled in (tests/CMakeLists.txt builds this file a second time with it), the others the SWAR
+// and slot-by-slot forms.
 TEST(ErasePair, EveryCompileTimeWidth) {
-  check_erase_pair_fixed<2>(std::make_integer_sequence<unsigned, 31>{});
-  check_erase_pair_fixed<4>(std::make_integer_sequence<unsigned, 31>{});
-  check_erase_pair_fixed<8>(std::make_integer_sequence<unsigned, 31>{});
+  cuckoo::test::for_every_fixed_width(kCheckErasePair);
 }
 
 }  // namespace

@@ -5,10 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <utility>
 
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/table/packed_table.hpp"
+#include "support/packed_shapes.hpp"
 
 namespace {
 
@@ -65,25 +65,16 @@ void check_table(unsigned bits) {
   }
 }
 
-// f fixed at compile time for every f from 2 to 32: the byte-aligned shapes among them (b·f a
-// multiple of 8) take contains_pair_avx2_aligned, the others the run-time-shift forms.
-template <unsigned b, unsigned... offsets>
-void check_fixed_widths(std::integer_sequence<unsigned, offsets...>) {
-  (check_table<cuckoo::PackedTable<b, offsets + 2>>(offsets + 2), ...);
-}
+constexpr auto kCheckTable = []<class Table>(unsigned bits) { check_table<Table>(bits); };
 
 TEST(SimdCompare, AllPathsAgreeForEveryWidthAndBucketSize) {
-  for (unsigned f = 2; f <= 32; ++f) {
-    check_table<cuckoo::PackedTable<2>>(f);
-    check_table<cuckoo::PackedTable<4>>(f);
-    check_table<cuckoo::PackedTable<8>>(f);
-  }
+  cuckoo::test::for_every_runtime_width(kCheckTable);
 }
 
+// The byte-aligned shapes among these take contains_pair_avx2_aligned, the others the
+// run-time-shift forms.
 TEST(SimdCompare, AllPathsAgreeForEveryCompileTimeWidth) {
-  check_fixed_widths<2>(std::make_integer_sequence<unsigned, 31>{});
-  check_fixed_widths<4>(std::make_integer_sequence<unsigned, 31>{});
-  check_fixed_widths<8>(std::make_integer_sequence<unsigned, 31>{});
+  cuckoo::test::for_every_fixed_width(kCheckTable);
 }
 
 TEST(SimdCompare, ReportsWhichPathsThisBuildTested) {
