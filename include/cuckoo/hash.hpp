@@ -43,7 +43,7 @@ class Xxh3Hasher {
 
   // Forced inline: in a large caller GCC's inlining budget may run out and leave a call per key
   // (seen in perf_bench's erase loop: single-key erase took 55 ns with the call, 48 ns without).
-  [[gnu::always_inline]] inline std::uint64_t operator()(std::uint64_t key) const noexcept {
+  [[gnu::always_inline]] std::uint64_t operator()(std::uint64_t key) const noexcept {
     key = detail::little_endian(key);
     // Exactly XXH3_64bits_withSeed(&key, 8, seed), through xxHash's own force-inlined kernel for
     // 4..8-byte inputs: the public entry point (a length dispatch over all sizes) is too big for
