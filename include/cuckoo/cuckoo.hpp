@@ -227,3 +227,5 @@ class Filter {
 
 // The definitions of Filter's file and stream members.
 #include "cuckoo/io/serialize.hpp"  // IWYU pragma: export
+// cuckoo::ConcurrentFilter, for many threads at once (cuckoo/concurrent/concurrent_filter.hpp).
+#include "cuckoo/concurrent/concurrent_filter.hpp"  // IWYU pragma: export

@@ -1,0 +1,290 @@
+// cuckoo/concurrent/atomic_packed_table.hpp — PackedTable's bit layout, read and written only
+// through atomic operations on aligned 64-bit words, so that many threads may use it at once.
+//
+// Layout. Exactly PackedTable's (table/packed_table.hpp): entry j of bucket i at bits
+// [(i·b + j)·f, (i·b + j + 1)·f) of one little-endian bit string. The bytes are the same, so a
+// table converts to and from a PackedTable (and so a Filter, and the file format) by copying.
+// The storage is a whole number of 64-bit words plus one, which covers PackedTable's 8 tail bytes.
+//
+// Why words, not PackedTable's unaligned 8-byte loads and stores: a packed bucket shares bytes
+// with its neighbours, which may belong to other stripes and so to other writers. PackedTable
+// writes a bucket by loading 8 bytes, changing some bits and storing the 8 bytes back; two
+// threads doing that to neighbouring buckets at once would undo each other's change. Here a
+// writer changes an entry with one atomic fetch_xor per aligned word it touches, flipping exactly
+// the entry's bits from the value it holds to the new one (the writer holds the entry's stripe,
+// so it knows that value), and never touches a neighbour's bits. Readers use relaxed atomic loads
+// of aligned words; C++ gives no atomicity to an unaligned load, and ThreadSanitizer could not
+// check one.
+//
+// A bucket (or a group of lanes, see below) is read as a 64-bit window at any bit offset s of
+// word w: (W[w] >> s) | (W[w'] << (64 − s)), where w' = w + 1 if the window runs past word w and
+// w' = w otherwise. Taking w' = w when the bucket fits in word w keeps the read to the lines the
+// bucket occupies (a second word on the next line would be a second cache miss for 1 bucket in 8);
+// the bits it then shifts in lie above the bucket and are masked off. The choice of w' is a
+// select on the address, not a branch, so an unpredictable offset pattern costs nothing.
+//
+// Compare. As in PackedTable: groups of g lanes (g the largest power of two ≤ b with g·f ≤ 64;
+// the whole bucket for f ≤ 16 at b = 4) are tested with the SWAR zero-lane test, both buckets of a
+// lookup before either result is used.
+//
+// A torn read is possible: an entry that straddles two words is changed by two fetch_xor
+// operations, and a reader may see one without the other. Callers validate every read of a bucket
+// that others may write (striped_versions.hpp) and discard torn ones.
+//
+// Template parameters: as PackedTable's. kSlots ∈ {2, 4, 8}; FixedBits the width when known at
+// compile time (2..32) or 0 to take it from the constructor.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "cuckoo/detail/aligned_buffer.hpp"
+#include "cuckoo/detail/endian.hpp"
+#include "cuckoo/table/packed_table.hpp"
+
+namespace cuckoo::concurrent {
+
+template <unsigned kSlots, unsigned FixedBits = 0>
+class AtomicPackedTable {
+  static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8, "bucket size must be 2, 4 or 8");
+  static_assert(FixedBits == 0 || (FixedBits >= 2 && FixedBits <= 32),
+                "fingerprint width must be 2..32");
+
+ public:
+  using packed_table_type = PackedTable<kSlots, FixedBits>;
+  static constexpr unsigned kBucketSize = kSlots;
+  static constexpr unsigned kFixedBits = FixedBits;
+  static constexpr unsigned kMinBits = 2;
+  static constexpr unsigned kMaxBits = 32;
+  static constexpr bool kSemiSorted = false;
+
+  /// Bytes of the table in PackedTable's (and the file's) form.
+  static constexpr std::size_t bytes_for(std::uint64_t bucket_count, unsigned bits) noexcept {
+    return packed_table_type::bytes_for(bucket_count, bits);
+  }
+
+  AtomicPackedTable(std::uint64_t bucket_count, unsigned bits)
+      : bucket_count_(bucket_count),
+        bits_(check_bits(bits)),
+        packed_bytes_(bytes_for(bucket_count, bits)),
+        buffer_((packed_bytes_ + 7) / 8 * 8 + sizeof(std::uint64_t)) {
+    group_ = kSlots;
+    while (group_ > 1 && group_ * bits > 64) group_ /= 2;
+    ones_ = 0;
+    for (unsigned lane = 0; lane < group_; ++lane) ones_ |= std::uint64_t{1} << (lane * bits);
+    highs_ = ones_ << (bits - 1);
+    group_mask_ = low_mask(group_ * bits);
+  }
+
+  std::uint64_t bucket_count() const noexcept { return bucket_count_; }
+  unsigned fingerprint_bits() const noexcept { return kFixedBits != 0 ? kFixedBits : bits_; }
+  /// The word storage (PackedTable's bytes rounded up to a word, plus one word).
+  std::size_t memory_bytes() const noexcept { return buffer_.size(); }
+  /// Size of the table in PackedTable's (and the file's) form.
+  std::size_t packed_bytes() const noexcept { return packed_bytes_; }
+
+  /// Copies PackedTable bytes in. Only before other threads can see the table.
+  void assign(std::span<const std::byte> packed) noexcept {
+    std::memcpy(buffer_.data(), packed.data(), std::min(packed.size(), packed_bytes_));
+  }
+  /// Copies the table out in PackedTable's form. The caller keeps writers out (every stripe held);
+  /// concurrent readers only read, so a plain copy does not race with them.
+  void copy_to(std::span<std::byte> packed) const noexcept {
+    std::memcpy(packed.data(), buffer_.data(), std::min(packed.size(), packed_bytes_));
+  }
+  /// Empties the table word by word (atomic stores: lookups may be reading). Every stripe held.
+  void clear() noexcept {
+    const std::size_t n = buffer_.size() / sizeof(std::uint64_t);
+    for (std::size_t w = 0; w < n; ++w) word(w).store(0, std::memory_order_relaxed);
+  }
+
+  // ---- Reads (relaxed; validate them when writers may be active) -----------------------------
+
+  std::uint32_t read(std::uint64_t bucket, unsigned slot) const noexcept {
+    const std::uint64_t bit = (bucket * kSlots + slot) * fingerprint_bits();
+    return static_cast<std::uint32_t>(window(bit, fingerprint_bits()) & entry_mask());
+  }
+
+  /// All entries of `bucket`, in slot order.
+  std::array<std::uint32_t, kSlots> entries(std::uint64_t bucket) const noexcept {
+    std::array<std::uint32_t, kSlots> out{};
+    const unsigned f = fingerprint_bits();
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      const std::uint64_t lanes = group_word(bucket, lane);
+      for (unsigned k = 0; k < group(); ++k) {
+        out[lane + k] = static_cast<std::uint32_t>(lanes >> (k * f) & entry_mask());
+      }
+    }
+    return out;
+  }
+
+  /// True if `b1` or `b2` holds `value`: every load issued before any result is used.
+  CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
+                                std::uint32_t value) const noexcept {
+    const std::uint64_t pattern = value * ones_;
+    if (group() == kSlots) {
+      const std::uint64_t x1 = group_word(b1, 0) ^ pattern;
+      const std::uint64_t x2 = group_word(b2, 0) ^ pattern;
+      return ((((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2)) & highs_) != 0;
+    }
+    std::uint64_t hits = 0;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      const std::uint64_t x1 = group_word(b1, lane) ^ pattern;
+      const std::uint64_t x2 = group_word(b2, lane) ^ pattern;
+      hits |= ((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2);
+    }
+    return (hits & highs_) != 0;
+  }
+
+  /// The lowest slot of `bucket` holding `value` (0 finds an empty slot), or -1.
+  int find(std::uint64_t bucket, std::uint32_t value) const noexcept {
+    const auto all = entries(bucket);
+    for (unsigned slot = 0; slot < kSlots; ++slot) {
+      if (all[slot] == value) return static_cast<int>(slot);
+    }
+    return -1;
+  }
+
+  bool has_free(std::uint64_t bucket) const noexcept {
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      const std::uint64_t x = group_word(bucket, lane);
+      if (((x - ones_) & ~x & highs_) != 0) return true;
+    }
+    return false;
+  }
+
+  /// How many entries of `bucket` equal `value`.
+  unsigned count(std::uint64_t bucket, std::uint32_t value) const noexcept {
+    unsigned n = 0;
+    for (const std::uint32_t entry : entries(bucket)) n += entry == value;
+    return n;
+  }
+
+  // ---- Writes (the caller holds the bucket's stripe) -----------------------------------------
+
+  /// Changes slot `slot` of `bucket` from `from` (what it holds) to `to`: one fetch_xor per word
+  /// the entry touches, leaving every other bit as it is.
+  void write(std::uint64_t bucket, unsigned slot, std::uint32_t from, std::uint32_t to) noexcept {
+    const std::uint64_t flip = std::uint64_t{from ^ to};
+    if (flip == 0) return;
+    const std::uint64_t bit = (bucket * kSlots + slot) * fingerprint_bits();
+    const std::size_t w = static_cast<std::size_t>(bit >> 6);
+    const unsigned s = static_cast<unsigned>(bit & 63);
+    word(w).fetch_xor(detail::little_endian(flip << s), std::memory_order_relaxed);
+    if (s + fingerprint_bits() > 64) {
+      word(w + 1).fetch_xor(detail::little_endian(flip >> (64 - s)), std::memory_order_relaxed);
+    }
+  }
+
+  /// Puts `value` into the lowest empty slot of `bucket`; false if it is full.
+  bool try_place(std::uint64_t bucket, std::uint32_t value) noexcept {
+    const int slot = find(bucket, 0);
+    if (slot < 0) return false;
+    write(bucket, static_cast<unsigned>(slot), 0, value);
+    return true;
+  }
+
+  /// Clears the lowest entry of `bucket` equal to `value`; false if none is.
+  bool remove(std::uint64_t bucket, std::uint32_t value) noexcept {
+    const int slot = find(bucket, value);
+    if (slot < 0) return false;
+    write(bucket, static_cast<unsigned>(slot), value, 0);
+    return true;
+  }
+
+  // ---- Prefetch ------------------------------------------------------------------------------
+
+  /// The line(s) of `bucket`, into L1 (for an operation that writes it).
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_bucket<3>(bucket); }
+  /// The same into L2 only, for lookups (see BasicFilter::kPipelineDepth).
+  CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+    prefetch_bucket<2>(bucket);
+  }
+
+ private:
+  static constexpr std::uint64_t low_mask(unsigned bits) noexcept {
+    return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
+  }
+  static unsigned check_bits(unsigned bits) {
+    if (bits < kMinBits || bits > kMaxBits) {
+      throw std::invalid_argument("fingerprint_bits must be in 2..32, got " + std::to_string(bits));
+    }
+    if (kFixedBits != 0 && bits != kFixedBits) {
+      throw std::invalid_argument("this table is compiled for " + std::to_string(kFixedBits) +
+                                  "-bit fingerprints, got " + std::to_string(bits));
+    }
+    return bits;
+  }
+
+  std::uint64_t entry_mask() const noexcept { return low_mask(fingerprint_bits()); }
+  unsigned group() const noexcept {
+    if constexpr (kFixedBits != 0) {
+      unsigned g = kSlots;
+      while (g > 1 && g * kFixedBits > 64) g /= 2;
+      return g;
+    } else {
+      return group_;
+    }
+  }
+
+  std::atomic_ref<std::uint64_t> word(std::size_t w) const noexcept {
+    return std::atomic_ref<std::uint64_t>(
+        *std::launder(reinterpret_cast<std::uint64_t*>(buffer_data() + w * sizeof(std::uint64_t))));
+  }
+  std::byte* buffer_data() const noexcept { return const_cast<std::byte*>(buffer_.data()); }
+
+  /// `width` (≤ 64) bits from bit `bit` in the low bits of the result, plus higher bits that
+  /// callers mask off (see the top: the second word is read only when the window reaches it).
+  CUCKOO_HOT std::uint64_t window(std::uint64_t bit, unsigned width) const noexcept {
+    const std::size_t w = static_cast<std::size_t>(bit >> 6);
+    const unsigned s = static_cast<unsigned>(bit & 63);
+    const std::size_t next = w + (s + width > 64 ? 1 : 0);
+    const std::uint64_t lo = detail::little_endian(word(w).load(std::memory_order_relaxed));
+    const std::uint64_t hi = detail::little_endian(word(next).load(std::memory_order_relaxed));
+    return (lo >> s) | ((hi << 1) << (63 - s));
+  }
+  /// Lanes [lane, lane + group) of `bucket` in the low bits, masked.
+  CUCKOO_HOT std::uint64_t group_word(std::uint64_t bucket, unsigned lane) const noexcept {
+    const unsigned width = group() * fingerprint_bits();
+    const std::uint64_t bit = (bucket * kSlots + lane) * fingerprint_bits();
+    return window(bit, width) & group_mask(width);
+  }
+  std::uint64_t group_mask(unsigned width) const noexcept {
+    if constexpr (kFixedBits != 0) {
+      return low_mask(width);
+    } else {
+      return group_mask_;
+    }
+  }
+
+  template <int kLocality>
+  CUCKOO_HOT void prefetch_bucket(std::uint64_t bucket) const noexcept {
+    const std::uint64_t bit = bucket * kSlots * fingerprint_bits();
+    const std::byte* first = buffer_.data() + (bit >> 6) * sizeof(std::uint64_t);
+    const std::byte* last =
+        buffer_.data() + ((bit + kSlots * fingerprint_bits() - 1) >> 6) * sizeof(std::uint64_t);
+    __builtin_prefetch(first, 0, kLocality);
+    if ((reinterpret_cast<std::uintptr_t>(first) ^ reinterpret_cast<std::uintptr_t>(last)) >=
+        detail::kCacheLine) {
+      __builtin_prefetch(last, 0, kLocality);
+    }
+  }
+
+  std::uint64_t bucket_count_;
+  unsigned bits_;
+  std::size_t packed_bytes_;
+  unsigned group_ = 1;
+  std::uint64_t ones_ = 1;
+  std::uint64_t highs_ = 0;
+  std::uint64_t group_mask_ = 0;
+  detail::AlignedBuffer buffer_;  // 64-bit words, accessed only through std::atomic_ref
+};
+
+}  // namespace cuckoo::concurrent

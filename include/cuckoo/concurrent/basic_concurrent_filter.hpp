@@ -1,0 +1,525 @@
+// cuckoo/concurrent/basic_concurrent_filter.hpp — the cuckoo filter's algorithms (filter.hpp)
+// made safe for any number of threads at once.
+//
+// Lookups are optimistic (MemC3): read the two stripes' versions, read both buckets with relaxed
+// atomic loads, check the versions again (striped_versions.hpp). If a writer touched either
+// stripe in between, read again; after kOptimisticReads failed tries, lock both stripes and read
+// under the locks (still correct, just slower). A lookup writes nothing shared on its fast path.
+//
+// Writers lock only the stripes of the buckets they change, two at a time in increasing order:
+//   - insert into one of the key's own buckets, erase: the key's two stripes;
+//   - a displacement path (when both buckets are full) is found by the same chunked breadth-first
+//     search as the single-thread filter, but without any lock, over relaxed reads that may be
+//     stale. Its moves are then made from the free end back to the key (libcuckoo's scheme),
+//     each under the two stripes it touches and only after checking that the entry to move is
+//     still there and the target bucket still has room. If a check fails (another thread got
+//     there first), the moves already made stay (each left an item in its other bucket, so
+//     nothing is lost) and the search starts again, at most kPathAttempts times.
+//
+// Every move copies before it erases: the fingerprint is written into the target bucket, then
+// cleared from the source, both under the locks of both stripes. So at no instant is an item in
+// neither bucket, and a reader that validates its versions sees either the state before the move
+// or after it. A lookup therefore never misses a key whose insert returned before the lookup
+// began and whose erase has not begun, whatever inserts, moves and erases run beside it.
+//
+// Fallback. When the search finds no path (the table is nearly full) or keeps losing races, the
+// insert takes every stripe (lock_all) and runs the single-thread filter's last resort, the
+// random kick walk with its undo log: the table is then the inserter's alone, lookups retry and
+// then wait, and a walk that fails is undone bit for bit, so a failed insert changes nothing. This
+// happens only for the last few percent of a fill, and it keeps the capacity guarantee of the
+// single-thread filter (sizing.hpp): the same search, then the same walk.
+//
+// Moves made by a search that ends in a failed insert are real moves of real items (each to its
+// other bucket), so the set of fingerprints held, and every answer, is unchanged by the failure.
+//
+// Template parameters:
+//   Table   AtomicPackedTable<b, f> (any b ∈ {2, 4, 8}, any f): a table whose reads are relaxed
+//           atomic loads and whose writes flip one entry's bits only.
+//   Hash    a seeded 64-bit hasher (hash.hpp); XXH3 by default, as for BasicFilter, so that the
+//           same key lands in the same buckets with the same fingerprint in both filters.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "cuckoo/addressing.hpp"
+#include "cuckoo/concurrent/atomic_packed_table.hpp"
+#include "cuckoo/concurrent/striped_versions.hpp"
+#include "cuckoo/config.hpp"
+#include "cuckoo/detail/rng.hpp"
+#include "cuckoo/filter.hpp"
+#include "cuckoo/hash.hpp"
+#include "cuckoo/sizing.hpp"
+
+namespace cuckoo {
+
+template <class Table, Hasher Hash = Xxh3Hasher>
+class BasicConcurrentFilter {
+ public:
+  using table_type = Table;
+  using hasher_type = Hash;
+  /// The single-thread filter with the same layout and hash (conversions go through its table).
+  using filter_type = BasicFilter<typename Table::packed_table_type, Hash>;
+  static constexpr unsigned kBucketSize = Table::kBucketSize;
+  /// Optimistic reads of a lookup before it locks its two stripes instead.
+  static constexpr unsigned kOptimisticReads = 64;
+  /// Lock-free path searches an insert makes before it falls back to the exclusive kick walk.
+  static constexpr unsigned kPathAttempts = 4;
+  /// Pipeline depths of the batch calls: BasicFilter's (measured there).
+  static constexpr std::size_t kPipelineDepth = filter_type::kPipelineDepth;
+  static constexpr std::size_t kWritePipelineDepth = filter_type::kWritePipelineDepth;
+  static constexpr double kSecondBucketPrefetchLoad = filter_type::kSecondBucketPrefetchLoad;
+  static constexpr std::size_t kBfsNodes = filter_type::kBfsNodes;
+  static constexpr std::size_t kBfsChunkParents = filter_type::kBfsChunkParents;
+
+  /// Sizes the filter from cfg exactly as BasicFilter does; throws std::invalid_argument.
+  explicit BasicConcurrentFilter(const Config& cfg = {})
+      : BasicConcurrentFilter(checked_layout(cfg), cfg.capacity, cfg.max_kicks, cfg.seed) {}
+
+  BasicConcurrentFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                        std::uint64_t seed)
+      : table_(layout.bucket_count, layout.fingerprint_bits),
+        stripes_(layout.bucket_count),
+        addressing_(layout.bucket_count, layout.fingerprint_bits),
+        hasher_(seed),
+        rng_(seed ^ kKickStreamTweak),
+        seed_(seed),
+        capacity_(capacity),
+        max_kicks_(max_kicks),
+        walk_(max_kicks),
+        offsets_(offset_table(addressing_, layout.fingerprint_bits,
+                              Table::bytes_for(layout.bucket_count, layout.fingerprint_bits))) {}
+
+  /// A concurrent copy of a single-thread filter: the same table bits, size and parameters.
+  explicit BasicConcurrentFilter(const filter_type& filter)
+      : BasicConcurrentFilter(filter.layout(), filter.capacity(), filter.max_kicks(),
+                              filter.seed()) {
+    assign_unchecked(filter.table().bytes(), filter.size());
+  }
+
+  /// Sets the table from PackedTable bytes of the same layout, and the item count. Only before
+  /// any other thread can see the filter (construction, loading).
+  void assign_unchecked(std::span<const std::byte> packed, std::size_t items) noexcept {
+    table_.assign(packed);
+    stripes_.set_items(items);
+  }
+
+  /// Copies the table out in PackedTable's form (packed.size() == table().packed_bytes()) and
+  /// returns the item count, both as of one instant: every stripe is held meanwhile, so writers
+  /// wait for the copy and lookups retry.
+  std::size_t copy_table_to(std::span<std::byte> packed) const noexcept {
+    const concurrent::AllStripesGuard all(stripes_);
+    table_.copy_to(packed);
+    return stripes_.items();
+  }
+
+  /// A snapshot as a single-thread filter (see copy_table_to).
+  filter_type snapshot() const {
+    filter_type out(layout(), capacity_, max_kicks_, seed_);
+    out.set_size_unchecked(copy_table_to(out.mutable_table().bytes()));
+    return out;
+  }
+
+  // ---- Single-key operations (any thread) ----------------------------------------------------
+
+  /// Adds one copy of key. Returns false, with the filter's contents unchanged, when no room can
+  /// be found.
+  template <Key K>
+  bool insert(const K& key) {
+    return insert_hash(hash_key(hasher_, key));
+  }
+  template <Key K>
+  bool contains(const K& key) const noexcept {
+    return contains_hash(hash_key(hasher_, key));
+  }
+  template <Key K>
+  bool erase(const K& key) noexcept {
+    return erase_hash(hash_key(hasher_, key));
+  }
+  template <Key K>
+  std::size_t count(const K& key) const noexcept {
+    return count_hash(hash_key(hasher_, key));
+  }
+
+  bool insert_hash(std::uint64_t hash) {
+    const Probe p = probe_of(hash);
+    table_.prefetch(p.alt);
+    return insert_probe(p);
+  }
+  bool contains_hash(std::uint64_t hash) const noexcept { return contains_probe(probe_of(hash)); }
+  bool erase_hash(std::uint64_t hash) noexcept {
+    const Probe p = probe_of(hash);
+    table_.prefetch(p.alt);
+    return erase_probe(p);
+  }
+  std::size_t count_hash(std::uint64_t hash) const noexcept {
+    const Probe p = probe_of(hash);
+    return read_validated(p, [&] {
+      return std::size_t{table_.count(p.bucket, p.fingerprint)} +
+             table_.count(p.alt, p.fingerprint);
+    });
+  }
+
+  // ---- Batches: BasicFilter's pipeline; each key's operation is the single-key one -----------
+
+  /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
+  template <Key K>
+  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
+      out[i] = contains_probe(p);
+      return true;
+    });
+  }
+  /// Inserts keys in order and stops at the first that does not fit; returns how many went in
+  /// (keys[r], if any, failed and changed nothing; later keys were not tried).
+  template <Key K>
+  std::size_t insert(std::span<const K> keys) {
+    // Whether to prefetch second buckets follows the load, estimated once per batch.
+    const std::size_t estimated_size = size();
+    const std::size_t threshold = second_bucket_prefetch_size();
+    constexpr std::size_t kDepth = kWritePipelineDepth;
+    const std::size_t n = keys.size();
+    Probe ring[kDepth];
+    const auto fetch = [&](std::size_t i) {
+      const Probe p = probe_of(hash_key(hasher_, keys[i]));
+      table_.prefetch(p.bucket);
+      if (estimated_size + i >= threshold) table_.prefetch(p.alt);
+      ring[i & (kDepth - 1)] = p;
+    };
+    for (std::size_t i = 0; i < n && i < kDepth; ++i) fetch(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Probe p = ring[i & (kDepth - 1)];
+      if (i + kDepth < n) fetch(i + kDepth);
+      if (!insert_probe(p)) return i;
+    }
+    return n;
+  }
+  /// Erases one copy of each key in order (keys not found are skipped); returns copies removed.
+  template <Key K>
+  std::size_t erase(std::span<const K> keys) noexcept {
+    std::size_t removed = 0;
+    run_pipeline<kWritePipelineDepth, Intent::kWrite>(keys, [&](std::size_t, const Probe& p) {
+      removed += erase_probe(p) ? 1 : 0;
+      return true;
+    });
+    return removed;
+  }
+
+  // ---- Shape and state -----------------------------------------------------------------------
+
+  /// Items held: exact when no writer is inside an operation (e.g. after the threads joined).
+  std::size_t size() const noexcept { return stripes_.items(); }
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::uint64_t bucket_count() const noexcept { return addressing_.bucket_count(); }
+  std::uint64_t slot_count() const noexcept { return bucket_count() * kBucketSize; }
+  double load_factor() const noexcept {
+    return static_cast<double>(size()) / static_cast<double>(slot_count());
+  }
+  unsigned fingerprint_bits() const noexcept { return table_.fingerprint_bits(); }
+  unsigned bucket_size() const noexcept { return kBucketSize; }
+  /// The table's words plus the stripes' version counters and item-count shards.
+  std::size_t memory_bytes() const noexcept {
+    return table_.memory_bytes() + stripes_.memory_bytes();
+  }
+  std::uint64_t seed() const noexcept { return seed_; }
+  unsigned max_kicks() const noexcept { return max_kicks_; }
+  const Hash& hasher() const noexcept { return hasher_; }
+  const Addressing& addressing() const noexcept { return addressing_; }
+  const Table& table() const noexcept { return table_; }
+  const concurrent::StripedVersions& stripes() const noexcept { return stripes_; }
+  Layout layout() const noexcept {
+    return {bucket_count(), fingerprint_bits(), kBucketSize, false};
+  }
+  std::uint64_t alternate(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
+    if constexpr (kMayKeepOffsets) {
+      if (!offsets_.empty()) {
+        return addressing_.alternate_from_offset(bucket, offsets_[fingerprint]);
+      }
+    }
+    return addressing_.alternate(bucket, fingerprint);
+  }
+
+  /// Empties the filter (every stripe held while the table is cleared).
+  void clear() noexcept {
+    const concurrent::AllStripesGuard all(stripes_);
+    table_.clear();
+    stripes_.set_items(0);
+  }
+
+  /// How many inserts fell back to the exclusive kick walk (for tests and benchmarks).
+  std::size_t exclusive_inserts() const noexcept {
+    return exclusive_inserts_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static constexpr std::uint64_t kKickStreamTweak = 0x5851F42D4C957F2Dull;  // as BasicFilter's
+  static constexpr unsigned kOffsetTableMaxBits = filter_type::kOffsetTableMaxBits;
+  static constexpr std::size_t kOffsetTableMinBytes = filter_type::kOffsetTableMinBytes;
+  static constexpr bool kMayKeepOffsets =
+      Table::kFixedBits == 0 || Table::kFixedBits <= kOffsetTableMaxBits;
+
+  enum class Intent { kLookup, kWrite };
+  enum class PathResult { kInserted, kNoPath, kRaced };
+
+  struct Probe {
+    std::uint64_t bucket;
+    std::uint64_t alt;
+    std::uint32_t fingerprint;
+  };
+  struct BfsNode {
+    std::uint64_t bucket;
+    std::int32_t parent;
+    std::uint32_t slot;
+    std::uint32_t moved;
+  };
+  struct Displacement {
+    std::uint64_t bucket;
+    unsigned slot;
+    std::uint32_t placed;
+  };
+
+  static Layout checked_layout(const Config& cfg) {
+    Layout layout = plan(cfg);
+    if (layout.semi_sort) {
+      detail::invalid("semi_sort: concurrent filters use plain tables only");
+    }
+    if (layout.bucket_size != kBucketSize) {
+      detail::invalid("this filter is compiled for bucket_size " + std::to_string(kBucketSize) +
+                      ", got " + std::to_string(layout.bucket_size));
+    }
+    return layout;
+  }
+
+  static std::vector<std::uint32_t> offset_table(const Addressing& addressing, unsigned bits,
+                                                 std::size_t table_bytes) {
+    std::vector<std::uint32_t> offsets;
+    if (!kMayKeepOffsets || bits > kOffsetTableMaxBits || table_bytes < kOffsetTableMinBytes) {
+      return offsets;
+    }
+    offsets.resize(std::size_t{1} << bits);
+    for (std::uint32_t fp = 0; fp < offsets.size(); ++fp) {
+      offsets[fp] = static_cast<std::uint32_t>(addressing.offset(fp));
+    }
+    return offsets;
+  }
+
+  std::size_t second_bucket_prefetch_size() const noexcept {
+    return static_cast<std::size_t>(kSecondBucketPrefetchLoad * static_cast<double>(slot_count()));
+  }
+
+  Probe probe_of(std::uint64_t hash) const noexcept {
+    const Position pos = addressing_.position(hash);
+    return {pos.bucket, alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
+  }
+  std::size_t stripe_of(std::uint64_t bucket) const noexcept { return stripes_.stripe_of(bucket); }
+
+  // ---- Reads --------------------------------------------------------------------------------
+
+  /// read() of the probe's two buckets as of one instant: optimistic first, then under locks.
+  template <class Read>
+  CUCKOO_HOT auto read_validated(const Probe& p, Read&& read) const noexcept {
+    const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
+    for (unsigned attempt = 0; attempt < kOptimisticReads; ++attempt) {
+      const std::uint32_t v1 = stripes_.read_begin(s1);
+      const std::uint32_t v2 = stripes_.read_begin(s2);
+      const auto result = read();
+      concurrent::StripedVersions::read_fence();
+      if (stripes_.read_valid(s1, v1) & stripes_.read_valid(s2, v2)) return result;
+      concurrent::cpu_relax();
+    }
+    return read_locked(s1, s2, read);
+  }
+  template <class Read>
+  [[gnu::noinline, gnu::cold]] auto read_locked(std::size_t s1, std::size_t s2,
+                                                Read& read) const noexcept {
+    const concurrent::StripePairGuard locked(stripes_, s1, s2);
+    return read();
+  }
+
+  CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
+    return read_validated(p, [&] { return table_.contains_pair(p.bucket, p.alt, p.fingerprint); });
+  }
+
+  // ---- Writes -------------------------------------------------------------------------------
+
+  bool erase_probe(const Probe& p) noexcept {
+    const std::size_t s1 = stripe_of(p.bucket);
+    const concurrent::StripePairGuard locked(stripes_, s1, stripe_of(p.alt));
+    if (table_.remove(p.bucket, p.fingerprint) || table_.remove(p.alt, p.fingerprint)) {
+      stripes_.add_items(s1, -1);
+      return true;
+    }
+    return false;
+  }
+
+  bool insert_probe(const Probe& p) {
+    if (place_in_own_buckets(p)) return true;
+    if (max_kicks_ == 0) return false;
+    for (unsigned attempt = 0; attempt < kPathAttempts; ++attempt) {
+      const PathResult result = insert_by_path(p);
+      if (result == PathResult::kInserted) return true;
+      if (result == PathResult::kNoPath) break;
+    }
+    return insert_exclusive(p);
+  }
+
+  bool place_in_own_buckets(const Probe& p) noexcept {
+    const std::size_t s1 = stripe_of(p.bucket);
+    const concurrent::StripePairGuard locked(stripes_, s1, stripe_of(p.alt));
+    if (table_.try_place(p.bucket, p.fingerprint) || table_.try_place(p.alt, p.fingerprint)) {
+      stripes_.add_items(s1, 1);
+      return true;
+    }
+    return false;
+  }
+
+  /// BasicFilter::bfs_insert without locks, then the moves under locks (see the top).
+  PathResult insert_by_path(const Probe& p) noexcept {
+    std::array<BfsNode, kBfsNodes> bfs;
+    std::size_t count = 0;
+    bfs[count++] = {p.bucket, -1, 0, p.fingerprint};
+    bfs[count++] = {p.alt, -1, 0, p.fingerprint};
+    std::size_t level_begin = 0;
+    for (unsigned depth = 1; depth <= max_kicks_ && count < kBfsNodes; ++depth) {
+      const std::size_t level_end = count;
+      for (std::size_t first = level_begin; first < level_end && count < kBfsNodes;
+           first += kBfsChunkParents) {
+        const std::size_t chunk_begin = count;
+        const std::size_t last = std::min(first + kBfsChunkParents, level_end);
+        for (std::size_t n = first; n < last && count < kBfsNodes; ++n) {
+          const std::uint64_t bucket = bfs[n].bucket;
+          const auto entries = table_.entries(bucket);
+          for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
+            const std::uint32_t moved = entries[slot];
+            if (moved == 0) continue;
+            const std::uint64_t child = alternate(bucket, moved);
+            table_.prefetch(child);
+            bfs[count++] = {child, static_cast<std::int32_t>(n), slot, moved};
+          }
+        }
+        for (std::size_t n = chunk_begin; n < count; ++n) {
+          if (table_.has_free(bfs[n].bucket) && path_is_simple(bfs, n)) {
+            return move_along(bfs, n, p);
+          }
+        }
+      }
+      level_begin = level_end;
+    }
+    return PathResult::kNoPath;
+  }
+
+  static bool path_is_simple(const std::array<BfsNode, kBfsNodes>& bfs, std::size_t n) noexcept {
+    for (auto a = static_cast<std::int32_t>(n); a >= 0; a = bfs[a].parent) {
+      for (std::int32_t b = bfs[a].parent; b >= 0; b = bfs[b].parent) {
+        if (bfs[a].bucket == bfs[b].bucket) return false;
+      }
+    }
+    return true;
+  }
+
+  /// The path ending at node `n`, free end first: each move checked and made under the two
+  /// stripes it touches, copy before erase; then the key into the freed root bucket.
+  PathResult move_along(const std::array<BfsNode, kBfsNodes>& bfs, std::size_t n,
+                        const Probe& p) noexcept {
+    for (auto child = static_cast<std::int32_t>(n); bfs[child].parent >= 0;
+         child = bfs[child].parent) {
+      const BfsNode& node = bfs[child];
+      const BfsNode& parent = bfs[node.parent];
+      if (!move_entry(parent.bucket, node.slot, node.moved, node.bucket)) {
+        return PathResult::kRaced;
+      }
+    }
+    return place_in_own_buckets(p) ? PathResult::kInserted : PathResult::kRaced;
+  }
+
+  /// Moves `value` from slot `slot` of `from` to an empty slot of `to` (= alt(from, value)), if
+  /// the slot still holds it and `to` still has room.
+  bool move_entry(std::uint64_t from, unsigned slot, std::uint32_t value,
+                  std::uint64_t to) noexcept {
+    const concurrent::StripePairGuard locked(stripes_, stripe_of(from), stripe_of(to));
+    if (table_.read(from, slot) != value) return false;
+    if (!table_.try_place(to, value)) return false;  // copy ...
+    table_.write(from, slot, value, 0);              // ... before erase
+    return true;
+  }
+
+  /// The last resort with every stripe held: the single-thread filter's own order (both
+  /// buckets, then the random walk with its undo log), so a failure changes nothing.
+  [[gnu::noinline]] bool insert_exclusive(const Probe& p) noexcept {
+    const concurrent::AllStripesGuard all(stripes_);  // also guards walk_ and rng_
+    exclusive_inserts_.fetch_add(1, std::memory_order_relaxed);
+    if (table_.try_place(p.bucket, p.fingerprint) || table_.try_place(p.alt, p.fingerprint) ||
+        kick_walk((rng_() & 1) != 0 ? p.alt : p.bucket, p.fingerprint)) {
+      stripes_.add_items(stripe_of(p.bucket), 1);
+      return true;
+    }
+    return false;
+  }
+
+  bool kick_walk(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    std::uint32_t carried = fingerprint;
+    for (unsigned kick = 0; kick < max_kicks_; ++kick) {
+      const auto slot = static_cast<unsigned>(rng_() & (kBucketSize - 1));
+      const std::uint32_t victim = table_.read(bucket, slot);
+      table_.write(bucket, slot, victim, carried);
+      walk_[kick] = {bucket, slot, carried};
+      carried = victim;
+      bucket = alternate(bucket, carried);
+      if (table_.try_place(bucket, carried)) return true;
+    }
+    for (unsigned kick = max_kicks_; kick-- > 0;) {
+      const Displacement& step = walk_[kick];
+      table_.write(step.bucket, step.slot, step.placed, carried);
+      carried = step.placed;
+    }
+    return false;
+  }
+
+  template <std::size_t Depth, Intent kIntent, Key K, class Step>
+  void run_pipeline(std::span<const K> keys, Step&& step) const {
+    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
+    const std::size_t n = keys.size();
+    Probe ring[Depth];
+    const auto stage = [&](std::size_t i) {
+      const Probe p = probe_of(hash_key(hasher_, keys[i]));
+      if constexpr (kIntent == Intent::kLookup) {
+        table_.prefetch_for_lookup(p.bucket);
+        table_.prefetch_for_lookup(p.alt);
+      } else {
+        table_.prefetch(p.bucket);
+        table_.prefetch(p.alt);
+      }
+      ring[i & (Depth - 1)] = p;
+    };
+    const std::size_t warm = n < Depth ? n : Depth;
+    for (std::size_t i = 0; i < warm; ++i) stage(i);
+    std::size_t i = 0;
+    for (; i + Depth < n; ++i) {
+      const Probe p = ring[i & (Depth - 1)];
+      stage(i + Depth);
+      step(i, p);
+    }
+    for (; i < n; ++i) step(i, ring[i & (Depth - 1)]);
+  }
+
+  mutable Table table_;  // mutable: reads and writes are atomic operations on its words
+  concurrent::StripedVersions stripes_;
+  Addressing addressing_;
+  Hash hasher_;
+  detail::SplitMix64 rng_;  // kick walks only, with every stripe held
+  std::uint64_t seed_;
+  std::size_t capacity_;
+  unsigned max_kicks_;
+  std::vector<Displacement> walk_;  // undo log of the exclusive kick walk, every stripe held
+  std::atomic<std::size_t> exclusive_inserts_{0};
+  std::vector<std::uint32_t> offsets_;
+};
+
+}  // namespace cuckoo

@@ -1,0 +1,228 @@
+// cuckoo/concurrent/concurrent_filter.hpp — cuckoo::ConcurrentFilter, the run-time facade of a
+// filter that any number of threads may use at once.
+//
+//   #include <cuckoo/cuckoo.hpp>
+//   cuckoo::ConcurrentFilter filter{cuckoo::Config{.capacity = 10'000'000}};
+//   // from any thread, at the same time:
+//   filter.insert("alice");  filter.contains("bob");  filter.erase("carol");
+//   filter.contains(std::span<const std::uint64_t>(keys), std::span<bool>(answers));  // batch
+//
+// The same Config, the same answers and the same members as cuckoo::Filter (cuckoo.hpp): a key
+// lands in the same buckets with the same fingerprint, and the table has the same bits, so a
+// ConcurrentFilter converts to and from a Filter by copying its table, and saves to and loads
+// from the same files. How it stays correct under concurrency is told in
+// basic_concurrent_filter.hpp (optimistic lookups, stripe locks for writers, copy-before-erase
+// moves); its cost: a lookup reads two version counters besides its two buckets, an insert or
+// erase takes two stripe locks.
+//
+// Plain tables only (b = 2, 4, 8, every f from 2 to 32). Semi-sorted tables are not supported:
+// a semi-sorted bucket is re-encoded as a whole on every write (its 12-bit index covers all four
+// entries), so a write cannot change one entry's bits alone, which this design relies on. A Config
+// with semi_sort, or a semi-sorted Filter or file, is refused with std::invalid_argument.
+//
+// A ConcurrentFilter is not copied implicitly by accident of a by-value parameter costing a table
+// copy under every stripe lock: it is copyable, but the copy is a snapshot (as to_filter()).
+// Moving one while other threads use it is, as for any object, a race.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <iosfwd>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cuckoo/concurrent/atomic_packed_table.hpp"
+#include "cuckoo/concurrent/basic_concurrent_filter.hpp"
+#include "cuckoo/cuckoo.hpp"
+
+namespace cuckoo {
+
+namespace detail {
+// The concurrent counterparts of FilterVariant's plain alternatives, in the same order.
+using ConcurrentVariant = std::variant<BasicConcurrentFilter<concurrent::AtomicPackedTable<4, 8>>,
+                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<4, 12>>,
+                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<4, 16>>,
+                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<2>>,
+                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<4>>,
+                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<8>>>;
+
+/// The concurrent filter for `layout` (plain layouts only; checked by the caller).
+template <std::size_t I = 0>
+std::unique_ptr<ConcurrentVariant> make_concurrent(const Layout& layout, std::size_t capacity,
+                                                   unsigned max_kicks, std::uint64_t seed) {
+  if constexpr (I == std::variant_size_v<ConcurrentVariant>) {
+    invalid("no concurrent table for this layout");
+  } else {
+    using Table = typename std::variant_alternative_t<I, ConcurrentVariant>::table_type;
+    if (table_fits<Table>(layout)) {
+      return std::make_unique<ConcurrentVariant>(std::in_place_index<I>, layout, capacity,
+                                                 max_kicks, seed);
+    }
+    return make_concurrent<I + 1>(layout, capacity, max_kicks, seed);
+  }
+}
+
+inline const Layout& plain_layout(const Layout& layout) {
+  if (layout.semi_sort) {
+    invalid("semi_sort: ConcurrentFilter supports plain tables only (see concurrent_filter.hpp)");
+  }
+  return layout;
+}
+}  // namespace detail
+
+class ConcurrentFilter {
+ public:
+  /// The compile-time filter inside, for code that dispatches once for a long loop.
+  template <class Visitor>
+  decltype(auto) visit(Visitor&& visitor) {
+    return std::visit(std::forward<Visitor>(visitor), *filter_);
+  }
+  template <class Visitor>
+  decltype(auto) visit(Visitor&& visitor) const {
+    return std::visit(std::forward<Visitor>(visitor),
+                      static_cast<const detail::ConcurrentVariant&>(*filter_));
+  }
+
+  /// Throws std::invalid_argument naming the field when cfg cannot work or asks for semi_sort.
+  explicit ConcurrentFilter(const Config& cfg = {})
+      : filter_(detail::make_concurrent(detail::plain_layout(plan(cfg)), cfg.capacity,
+                                        cfg.max_kicks, cfg.seed)) {}
+  /// An empty filter of an exact (plain) layout.
+  ConcurrentFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                   std::uint64_t seed)
+      : filter_(detail::make_concurrent(detail::plain_layout(layout), capacity, max_kicks, seed)) {}
+  /// A concurrent filter holding exactly what `filter` holds (its table is copied). Throws
+  /// std::invalid_argument for a semi-sorted filter.
+  explicit ConcurrentFilter(const Filter& filter)
+      : ConcurrentFilter(filter.layout(), filter.capacity(), filter.max_kicks(), filter.seed()) {
+    const auto bytes = filter.visit([](const auto& f) { return f.table().bytes(); });
+    visit([&](auto& f) { f.assign_unchecked(bytes, filter.size()); });
+  }
+  /// A snapshot copy (every stripe of `other` is held while its table is copied).
+  ConcurrentFilter(const ConcurrentFilter& other) : ConcurrentFilter(other.to_filter()) {}
+  ConcurrentFilter& operator=(const ConcurrentFilter& other) {
+    if (this != &other) *this = ConcurrentFilter(other);
+    return *this;
+  }
+  ConcurrentFilter(ConcurrentFilter&&) noexcept = default;
+  ConcurrentFilter& operator=(ConcurrentFilter&&) noexcept = default;
+
+  /// A single-thread Filter holding what this one holds at one instant: every stripe is held
+  /// while the table is copied, so concurrent writers wait for the copy.
+  Filter to_filter() const {
+    Filter out(layout(), capacity(), max_kicks(), seed());
+    auto bytes = out.visit([](auto& f) { return f.mutable_table().bytes(); });
+    const std::size_t items = visit([&](const auto& f) { return f.copy_table_to(bytes); });
+    out.visit([&](auto& f) { f.set_size_unchecked(items); });
+    return out;
+  }
+
+  // ---- Files and byte streams: Filter's format (docs/FORMAT.md), through a snapshot ----------
+
+  /// Saves a snapshot (to_filter()) atomically, as Filter::save; needs the table's size again in
+  /// memory for the snapshot.
+  void save(const std::filesystem::path& path) const { to_filter().save(path); }
+  static ConcurrentFilter load(const std::filesystem::path& path) {
+    return ConcurrentFilter(Filter::load(path));
+  }
+  std::vector<std::byte> serialize() const { return to_filter().serialize(); }
+  void serialize(std::ostream& out) const { to_filter().serialize(out); }
+  static ConcurrentFilter deserialize(std::span<const std::byte> bytes) {
+    return ConcurrentFilter(Filter::deserialize(bytes));
+  }
+  static ConcurrentFilter deserialize(std::istream& in) {
+    return ConcurrentFilter(Filter::deserialize(in));
+  }
+
+  // ---- Operations: as Filter's, from any number of threads at once ---------------------------
+
+  template <Key K>
+  bool insert(const K& key) {
+    return visit([&](auto& f) { return f.insert(key); });
+  }
+  template <Key K>
+  bool contains(const K& key) const noexcept {
+    return visit([&](const auto& f) { return f.contains(key); });
+  }
+  template <Key K>
+  bool erase(const K& key) noexcept {
+    return visit([&](auto& f) { return f.erase(key); });
+  }
+  template <Key K>
+  std::size_t count(const K& key) const noexcept {
+    return visit([&](const auto& f) { return f.count(key); });
+  }
+  bool insert(const char* key) { return insert(std::string_view(key)); }
+  bool contains(const char* key) const noexcept { return contains(std::string_view(key)); }
+  bool erase(const char* key) noexcept { return erase(std::string_view(key)); }
+  std::size_t count(const char* key) const noexcept { return count(std::string_view(key)); }
+
+  /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
+  template <Key K>
+  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    visit([&](const auto& f) { f.contains(keys, out); });
+  }
+  /// Inserts keys in order, stops at the first that does not fit; returns how many went in.
+  template <Key K>
+  std::size_t insert(std::span<const K> keys) {
+    return visit([&](auto& f) { return f.insert(keys); });
+  }
+  /// Erases one copy of each key in order (keys not found are skipped); returns copies removed.
+  template <Key K>
+  std::size_t erase(std::span<const K> keys) noexcept {
+    return visit([&](auto& f) { return f.erase(keys); });
+  }
+
+  /// Items held; exact when no writer is inside an operation (e.g. once the threads joined).
+  std::size_t size() const noexcept {
+    return visit([](const auto& f) { return f.size(); });
+  }
+  bool empty() const noexcept { return size() == 0; }
+  std::size_t capacity() const noexcept {
+    return visit([](const auto& f) { return f.capacity(); });
+  }
+  std::uint64_t bucket_count() const noexcept {
+    return visit([](const auto& f) { return f.bucket_count(); });
+  }
+  std::uint64_t slot_count() const noexcept {
+    return visit([](const auto& f) { return f.slot_count(); });
+  }
+  double load_factor() const noexcept {
+    return visit([](const auto& f) { return f.load_factor(); });
+  }
+  unsigned fingerprint_bits() const noexcept {
+    return visit([](const auto& f) { return f.fingerprint_bits(); });
+  }
+  unsigned bucket_size() const noexcept {
+    return visit([](const auto& f) { return f.bucket_size(); });
+  }
+  bool semi_sorted() const noexcept { return false; }
+  /// Table words plus the stripes' counters (16 KiB + 4 KiB at most).
+  std::size_t memory_bytes() const noexcept {
+    return visit([](const auto& f) { return f.memory_bytes(); });
+  }
+  std::uint64_t seed() const noexcept {
+    return visit([](const auto& f) { return f.seed(); });
+  }
+  unsigned max_kicks() const noexcept {
+    return visit([](const auto& f) { return f.max_kicks(); });
+  }
+  Layout layout() const noexcept {
+    return visit([](const auto& f) { return f.layout(); });
+  }
+  /// Empties the filter; concurrent operations see it before or after, never half-cleared.
+  void clear() noexcept {
+    visit([](auto& f) { f.clear(); });
+  }
+
+ private:
+  std::unique_ptr<detail::ConcurrentVariant> filter_;  // its alternatives hold atomics: not movable
+};
+
+}  // namespace cuckoo
