@@ -14,7 +14,9 @@
 // length is unknown (a pipe) is buffered as it arrives, so its memory is bounded by the data
 // actually sent, at the price of one copy.
 //
-// Included by cuckoo/cuckoo.hpp; nothing else needs to be included.
+// Included by cuckoo/cuckoo.hpp; nothing else needs to be included. It brings in
+// cuckoo/io/file_lock.hpp too (at the end): the writer lock and update_file, for files that more
+// than one writer changes.
 #pragma once
 
 #include <algorithm>
@@ -362,3 +364,6 @@ inline Filter Filter::deserialize(std::istream& in) {
 }
 
 }  // namespace cuckoo
+
+// Many writers of one file: io::WriterLock and update_file (they use the members defined above).
+#include "cuckoo/io/file_lock.hpp"  // IWYU pragma: export
