@@ -1,17 +1,29 @@
 // cuckoo — create, fill, query and inspect cuckoo filter files from the command line.
 //
-//   cuckoo create FILTER --capacity N [--fpr E | --bits F] [--bucket-size B] [--semi-sort] [--seed
-//   S] cuckoo add    FILTER [FILE...]     keys: one per line (stdin when no FILE or FILE is -)
-//   cuckoo query  FILTER [FILE...]     prints the keys that may be in the set (--absent: the
-//   others) cuckoo remove FILTER [FILE...] cuckoo info   FILTER
+//   cuckoo create FILTER --capacity N [--fpr E | --bits F] [--bucket-size B] [--semi-sort]
+//                        [--seed S] [--max-kicks K] [--force] [--wait SECONDS]
+//   cuckoo add    FILTER [FILE...] [--u64] [--wait SECONDS]   keys: one per line (stdin when
+//                                                              no FILE or FILE is -)
+//   cuckoo query  FILTER [FILE...] [--u64] [--absent] [--count]   prints the keys that may be
+//                                                                  in the set (--absent: others)
+//   cuckoo remove FILTER [FILE...] [--u64] [--wait SECONDS]
+//   cuckoo info   FILTER
 //
 // Exit statuses: 0 success (query: some key selected), 1 query selected nothing, 2 error (bad
-// arguments, unreadable or damaged files, bad input), 3 add stopped because the filter is full.
+// arguments, unreadable or damaged files, bad input, another writer kept the file locked past
+// --wait), 3 add stopped because the filter is full.
 //
 // A key is the bytes of a line without its '\n' (an empty line is the empty key), or with --u64 a
 // decimal 64-bit unsigned integer (hashed as the integer, like filter.insert(std::uint64_t)).
 // Commands that change the filter write it back with Filter::save (atomic) only when they succeed,
 // or, for add, when the filter fills up; on any error the file is left as it was.
+//
+// Many writers: add and remove run the whole load-change-save cycle under the file's writer lock
+// (cuckoo::update_file, include/cuckoo/io/file_lock.hpp), so concurrent writers take turns and
+// every change is kept; create --force takes the lock before replacing an existing file. A writer
+// waits up to --wait seconds (default 60) for the lock, then exits 2 with the file unchanged. The
+// lock is held while the keys are read, so a slow producer on stdin keeps other writers waiting.
+// query and info never lock and never wait.
 #include <fmt/core.h>
 #include <unistd.h>
 
@@ -20,6 +32,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -31,6 +44,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
+#include "cuckoo/io/file_lock.hpp"
 
 namespace {
 
@@ -211,6 +225,19 @@ class Output {
 
 // ---- Subcommands -------------------------------------------------------------------------------
 
+/// --wait's default, in seconds: the library's.
+constexpr double kDefaultWaitSeconds =
+    std::chrono::duration<double>(cuckoo::kDefaultLockWait).count();
+
+/// --wait SECONDS as a duration, rounded up to whole milliseconds (CLI11 has checked that it is a
+/// non-negative number; a wait beyond what a duration holds is forever for any practical purpose).
+std::chrono::milliseconds wait_duration(double seconds) {
+  if (!(seconds >= 0)) throw std::invalid_argument("--wait must be a non-negative number");
+  const double ms = std::ceil(seconds * 1000);
+  constexpr double kLongest = 1e15;  // 31,000 years; file_lock clamps further
+  return std::chrono::milliseconds(static_cast<std::int64_t>(std::min(ms, kLongest)));
+}
+
 struct CreateOptions {
   std::string filter;
   std::size_t capacity = 0;
@@ -221,10 +248,12 @@ struct CreateOptions {
   std::uint64_t seed = cuckoo::defaults::kSeed;
   unsigned max_kicks = cuckoo::defaults::kMaxKicks;
   bool force = false;
+  double wait = kDefaultWaitSeconds;
 };
 
 int create(const CreateOptions& options) {
-  if (!options.force && std::filesystem::exists(options.filter)) {
+  const bool exists = std::filesystem::exists(options.filter);
+  if (!options.force && exists) {
     throw std::runtime_error(options.filter + " exists (use --force to replace it)");
   }
   cuckoo::Config config{.capacity = options.capacity,
@@ -235,6 +264,16 @@ int create(const CreateOptions& options) {
   if (options.fpr) config.target_fpr = *options.fpr;
   if (options.bits) config.fingerprint_bits = *options.bits;
   const cuckoo::Filter filter{config};
+  // Replacing a filter other writers may be changing: wait for their cycles to end first (a new
+  // file needs no lock; one removed meanwhile is simply created).
+  std::optional<cuckoo::io::WriterLock> lock;
+  if (exists) {
+    try {
+      lock.emplace(options.filter, wait_duration(options.wait));
+    } catch (const std::system_error& e) {
+      if (e.code() != std::errc::no_such_file_or_directory) throw;
+    }
+  }
   filter.save(options.filter);
   fmt::print("created {}: capacity {}, {}-bit fingerprints, {} buckets of {}, {} bytes\n",
              options.filter, filter.capacity(), filter.fingerprint_bits(), filter.bucket_count(),
@@ -246,39 +285,54 @@ struct KeyOptions {
   std::string filter;
   std::vector<std::string> inputs;
   bool u64 = false;
+  double wait = kDefaultWaitSeconds;  // add and remove only
   std::vector<std::string> inputs_or_stdin() const {
     return inputs.empty() ? std::vector<std::string>{"-"} : inputs;
   }
 };
 
 int add(const KeyOptions& options) {
-  cuckoo::Filter filter = cuckoo::Filter::load(options.filter);
-  std::uint64_t added = 0;
-  std::string stopped_at, refused_key;
-  const bool finished = filter.visit([&](auto& f) {
-    return for_each_key(
-        options.inputs_or_stdin(), options.u64,
-        [&](const auto& key, std::string_view text) {
-          if (f.insert(key)) {
-            ++added;
-            return true;
-          }
-          refused_key = text.substr(0, 80);
-          return false;
-        },
-        &stopped_at);
-  });
-  filter.save(options.filter);  // also when full: every accepted key is kept
-  if (!finished) {
+  struct Outcome {
+    std::uint64_t added = 0;
+    bool finished = false;
+    std::string stopped_at, refused_key;
+    std::size_t size = 0;
+    double load = 0;
+  };
+  // Under the writer lock: load, insert, save (also when full: every accepted key is kept). A bad
+  // key throws out of the change, and then nothing is saved.
+  const Outcome outcome = cuckoo::update_file(
+      options.filter,
+      [&](cuckoo::Filter& filter) {
+        Outcome o;
+        o.finished = filter.visit([&](auto& f) {
+          return for_each_key(
+              options.inputs_or_stdin(), options.u64,
+              [&](const auto& key, std::string_view text) {
+                if (f.insert(key)) {
+                  ++o.added;
+                  return true;
+                }
+                o.refused_key = text.substr(0, 80);
+                return false;
+              },
+              &o.stopped_at);
+        });
+        o.size = filter.size();
+        o.load = filter.load_factor();
+        return o;
+      },
+      wait_duration(options.wait));
+  if (!outcome.finished) {
     fmt::print(stderr,
                "cuckoo: {} is full: added {} keys, 1 did not fit ('{}' at {}); stopped there, the "
                "rest of the input was not read. The filter now holds {} items (load {:.1f}%).\n",
-               options.filter, added, refused_key, stopped_at, filter.size(),
-               100 * filter.load_factor());
+               options.filter, outcome.added, outcome.refused_key, outcome.stopped_at, outcome.size,
+               100 * outcome.load);
     return kFilterFull;
   }
-  fmt::print("added {} keys to {}: {} items, load {:.1f}%\n", added, options.filter, filter.size(),
-             100 * filter.load_factor());
+  fmt::print("added {} keys to {}: {} items, load {:.1f}%\n", outcome.added, options.filter,
+             outcome.size, 100 * outcome.load);
   return kSuccess;
 }
 
@@ -308,17 +362,27 @@ int query(const QueryOptions& options) {
 }
 
 int remove(const KeyOptions& options) {
-  cuckoo::Filter filter = cuckoo::Filter::load(options.filter);
-  std::uint64_t removed = 0, missing = 0;
-  filter.visit([&](auto& f) {
-    for_each_key(options.inputs_or_stdin(), options.u64, [&](const auto& key, std::string_view) {
-      f.erase(key) ? ++removed : ++missing;
-      return true;
-    });
-  });
-  filter.save(options.filter);
-  fmt::print("removed {} keys from {}; {} not found; {} items left\n", removed, options.filter,
-             missing, filter.size());
+  struct Outcome {
+    std::uint64_t removed = 0, missing = 0;
+    std::size_t size = 0;
+  };
+  const Outcome outcome = cuckoo::update_file(
+      options.filter,
+      [&](cuckoo::Filter& filter) {
+        Outcome o;
+        filter.visit([&](auto& f) {
+          for_each_key(options.inputs_or_stdin(), options.u64,
+                       [&](const auto& key, std::string_view) {
+                         f.erase(key) ? ++o.removed : ++o.missing;
+                         return true;
+                       });
+        });
+        o.size = filter.size();
+        return o;
+      },
+      wait_duration(options.wait));
+  fmt::print("removed {} keys from {}; {} not found; {} items left\n", outcome.removed,
+             options.filter, outcome.missing, outcome.size);
   return kSuccess;
 }
 
@@ -369,8 +433,11 @@ int main(int argc, char** argv) {
       "Cuckoo filters in files: create them, add, query and remove keys, inspect them.\n"
       "Keys are lines of text (or 64-bit integers with --u64), read from the FILEs or\n"
       "from stdin when there are none or a FILE is '-'.\n"
+      "Writers (add, remove, create --force) take turns through a lock on the filter file\n"
+      "and wait for it up to --wait seconds; query and info never wait.\n"
       "Exit status: 0 success (query: some key selected), 1 query selected nothing,\n"
-      "2 error, 3 add stopped because the filter is full.",
+      "2 error (also: another writer held the file past --wait), 3 add stopped because\n"
+      "the filter is full.",
       "cuckoo"};
   app.require_subcommand(1);
 
@@ -392,7 +459,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   create_command->add_option("--max-kicks", create_options.max_kicks, "Longest kick walk")
       ->capture_default_str();
-  create_command->add_flag("--force", create_options.force, "Replace an existing file");
+  create_command->add_flag("--force", create_options.force,
+                           "Replace an existing file (after waiting for its writers' lock)");
+  const auto add_wait_option = [](CLI::App* command, double& seconds) {
+    const CLI::Validator non_negative_seconds(
+        [](std::string& text) -> std::string {
+          double value = -1;
+          const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+          if (error == std::errc() && end == text.data() + text.size() && value >= 0) return {};
+          return "expected a non-negative number of seconds, got '" + text + "'";
+        },
+        "", "seconds");
+    command
+        ->add_option("--wait", seconds,
+                     "Seconds to wait for another writer's lock on the filter file, then fail "
+                     "with status 2 (fractions allowed; 0: do not wait)")
+        ->type_name("SECONDS")
+        ->check(non_negative_seconds)
+        ->capture_default_str();
+  };
+  add_wait_option(create_command, create_options.wait);
 
   const auto add_key_arguments = [](CLI::App* command, KeyOptions& options, const char* what) {
     command->add_option("FILTER", options.filter, what)->required();
@@ -403,6 +489,7 @@ int main(int argc, char** argv) {
   auto* add_command = app.add_subcommand(
       "add", "Add keys; when the filter fills up, keep what fit, stop and exit with status 3");
   add_key_arguments(add_command, add_options, "Filter file to add to");
+  add_wait_option(add_command, add_options.wait);
   QueryOptions query_options;
   auto* query_command = app.add_subcommand(
       "query", "Print the keys that may be in the filter; exit 0 if any, 1 if none");
@@ -414,6 +501,7 @@ int main(int argc, char** argv) {
   auto* remove_command = app.add_subcommand(
       "remove", "Remove keys (only remove keys that were added: a cuckoo filter cannot tell)");
   add_key_arguments(remove_command, remove_options, "Filter file to remove from");
+  add_wait_option(remove_command, remove_options.wait);
   std::string info_path;
   auto* info_command =
       app.add_subcommand("info", "Show a filter's parameters, load, expected FPR and checksum");
@@ -431,6 +519,9 @@ int main(int argc, char** argv) {
     if (*query_command) return query(query_options);
     if (*remove_command) return remove(remove_options);
     if (*info_command) return info(info_path);
+  } catch (const cuckoo::lock_timeout& e) {
+    fmt::print(stderr, "cuckoo: {} (--wait SECONDS waits longer); the file is unchanged\n",
+               e.what());
   } catch (const std::exception& e) {
     fmt::print(stderr, "cuckoo: {}\n", e.what());
   }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end test of the `cuckoo` tool: millions of keys through files and pipes, a filter that
-# fills up, bad arguments, unreadable, damaged and foreign files. Usage: cli_test.sh PATH_TO_CUCKOO
+# fills up, bad arguments, unreadable, damaged and foreign files, concurrent writers and the writer
+# lock. Usage: cli_test.sh PATH_TO_CUCKOO
 set -u -o pipefail
 CUCKOO=$(realpath "${1:?usage: cli_test.sh PATH_TO_CUCKOO}")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cuckoo-cli-test.XXXXXX")
@@ -127,6 +128,92 @@ cp ints.cf ints-before.cf
 expect_status 2 "bad input leaves the filter untouched" -- bash -c "printf '5\n6\nseven\n' | '$CUCKOO' add ints.cf --u64"
 cmp -s ints.cf ints-before.cf || fail "add with bad input changed the file"
 ls -a | grep -q '\.tmp-' && fail "temporary files left behind: $(ls -a)"
+
+# ---- Many writers: concurrent add and remove keep every change --------------------------------
+# Each writer loads, changes and saves the whole file; without the writer lock the last save
+# discards the others' keys. Races are probabilistic, so the check is repeated.
+WRITERS=4 PER_WRITER=200000 ROUNDS=3
+for w in $(seq 1 $WRITERS); do seq 1 $PER_WRITER | sed "s/^/w$w-/" > "writer$w.txt"; done
+cat writer*.txt > all_writers.txt
+concurrent_start=$(date +%s%N)
+for round in $(seq 1 $ROUNDS); do
+  rm -f many.cf
+  "$CUCKOO" create many.cf --capacity $((WRITERS * PER_WRITER * 5 / 4)) > /dev/null
+  pids=()
+  for w in $(seq 1 $WRITERS); do
+    "$CUCKOO" add many.cf "writer$w.txt" > "add$w.out" 2> "add$w.err" &
+    pids+=($!)
+  done
+  for w in $(seq 1 $WRITERS); do
+    wait "${pids[$((w - 1))]}" || fail "round $round: writer $w exited $?: $(head -c 300 "add$w.err")"
+  done
+  expect_status 0 "round $round: query after concurrent adds" -- "$CUCKOO" query many.cf --count all_writers.txt
+  expect_output $((WRITERS * PER_WRITER)) "round $round: every key of every concurrent writer found"
+  "$CUCKOO" info many.cf > out 2>&1
+  grep -q "items *$((WRITERS * PER_WRITER))\$" out || fail "round $round: info after concurrent adds: $(grep items out)"
+done
+echo "concurrent add: $ROUNDS rounds of $WRITERS writers x $PER_WRITER keys in $((($(date +%s%N) - concurrent_start) / 1000000)) ms"
+
+# remove and add at once on disjoint keys: nothing kept is lost, everything removed is gone.
+expect_status 0 "create for remove+add" -- "$CUCKOO" create mixed.cf --capacity 1000000
+expect_status 0 "fill for remove+add" -- "$CUCKOO" add mixed.cf writer1.txt writer2.txt
+"$CUCKOO" remove mixed.cf writer1.txt > remove.out 2> remove.err &
+remove_pid=$!
+"$CUCKOO" add mixed.cf writer3.txt > add.out 2> add.err &
+add_pid=$!
+wait $remove_pid || fail "concurrent remove failed: $(head -c 300 remove.err)"
+wait $add_pid || fail "concurrent add failed: $(head -c 300 add.err)"
+expect_status 0 "kept keys after remove+add" -- bash -c "cat writer2.txt writer3.txt | '$CUCKOO' query mixed.cf --count"
+expect_output $((2 * PER_WRITER)) "remove+add lost no kept or added key"
+"$CUCKOO" query mixed.cf --count writer1.txt > out
+[ "$(cat out)" -lt 2000 ] || fail "keys removed concurrently with an add are still found: $(cat out)"
+"$CUCKOO" info mixed.cf > out
+grep -q "items *$((2 * PER_WRITER))\$" out || fail "info after remove+add: $(grep items out)"
+
+# ---- The writer lock: a held lock makes writers wait, then give up; readers never wait ---------
+# flock(1) takes flock(2) on the file, the same lock as the tool's writers.
+expect_status 0 "create held.cf" -- "$CUCKOO" create held.cf --capacity 1000
+expect_status 0 "add to held.cf" -- bash -c "printf 'old\n' | '$CUCKOO' add held.cf"
+cp held.cf held-before.cf
+hold_lock() {  # hold_lock SECONDS: holds held.cf's lock in the background until SECONDS pass
+  flock held.cf sleep "$1" &
+  holder=$!
+  for _ in $(seq 1 500); do  # until it really holds the lock (bounded: 5 s)
+    flock -n held.cf true || return 0
+    sleep 0.01
+  done
+  fail "flock(1) never took the lock"
+}
+hold_lock 4
+started=$(date +%s%N)
+expect_status 2 "add gives up on a held lock" -- bash -c "printf 'new\n' | '$CUCKOO' add held.cf --wait 0.2"
+elapsed_ms=$((($(date +%s%N) - started) / 1000000))
+expect_stderr_has "held.cf: another writer holds the lock" "lock timeout names the file"
+expect_stderr_has "gave up after 0.2" "lock timeout says how long it waited"
+expect_stderr_has "unchanged" "lock timeout says the file is unchanged"
+[ "$elapsed_ms" -ge 200 ] && [ "$elapsed_ms" -lt 3000 ] || fail "add --wait 0.2 took $elapsed_ms ms"
+cmp -s held.cf held-before.cf || fail "a writer that timed out changed the file"
+expect_status 2 "remove gives up on a held lock" -- bash -c "printf 'old\n' | '$CUCKOO' remove held.cf --wait 0"
+expect_stderr_has "another writer holds the lock" "remove's lock timeout"
+expect_status 2 "create --force gives up on a held lock" -- "$CUCKOO" create held.cf --capacity 10 --force --wait 0.1
+expect_stderr_has "another writer holds the lock" "create --force's lock timeout"
+cmp -s held.cf held-before.cf || fail "a create --force that timed out replaced the file"
+expect_status 0 "query does not wait for the lock" -- bash -c "printf 'old\n' | timeout 2 '$CUCKOO' query held.cf --count"
+expect_output 1 "query reads the locked file"
+expect_status 0 "info does not wait for the lock" -- timeout 2 "$CUCKOO" info held.cf
+wait $holder
+hold_lock 1
+expect_status 0 "add waits for the lock (default --wait)" -- bash -c "printf 'new\n' | '$CUCKOO' add held.cf"
+expect_status 0 "the waiting add was saved" -- bash -c "printf 'old\nnew\n' | '$CUCKOO' query held.cf --count"
+expect_output 2 "both the old and the waiting writer's key"
+wait $holder
+expect_status 2 "--wait must be a number" -- "$CUCKOO" add held.cf --wait soon
+expect_status 2 "--wait must not be negative" -- "$CUCKOO" add held.cf --wait -1
+expect_stderr_has "non-negative number of seconds" "bad --wait explained"
+expect_status 2 "add to a missing file" -- bash -c "printf 'x\n' | '$CUCKOO' add missing.cf"
+expect_stderr_has "missing.cf" "missing file named"
+[ -e missing.cf ] && fail "add created a missing filter file"
+ls -a | grep -q '\.tmp-' && fail "temporary files left behind by the writers: $(ls -a)"
 
 if [ "$FAILURES" -ne 0 ]; then
   echo "$FAILURES failure(s)" >&2
