@@ -1,7 +1,10 @@
 # The project's two front doors. Both install what they need (as root, on Debian), configure,
 # build and run; nothing else is needed on a fresh machine.
 #
-#   make test    build with -Werror, run every test; then again under ASan + UBSan
+#   make test    build with -Werror, run every test; then again under ASan + UBSan; then the
+#                concurrent tests under ThreadSanitizer
+#   make stress-concurrent   the checked concurrent stress program for >= 10^8 lookups per shape
+#   make mutation-check      the concurrent tests against deliberately broken builds (they must fail)
 #   make bench   build in Release with -march=native, rerun the paper's evaluation (cuckoo-bench all,
 #                BENCH_SCALE=tiny|default|paper) and write CSVs, plots and REPORT.md to BENCH_OUT
 #   make fuzz    build the loader's libFuzzer target with clang and run it for FUZZ_SECONDS
@@ -16,9 +19,10 @@ FUZZ_SECONDS ?= 60
 
 # Debian packages the build, tests, tools and benchmarks need.
 PACKAGES := cmake g++ make pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev \
-            libcli11-dev libfmt-dev gnuplot-nox clang libclang-rt-14-dev
+            libcli11-dev libfmt-dev gnuplot-nox clang libclang-rt-14-dev libcuckoo-dev
 
-.PHONY: all deps configure build test test-debug test-sanitize bench fuzz format format-check clean
+.PHONY: all deps configure build test test-debug test-sanitize test-tsan stress-concurrent \
+        mutation-check bench fuzz format format-check clean
 
 all: build
 
@@ -41,6 +45,11 @@ $(BUILD)/sanitize/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_WERROR=ON \
 	  -DCUCKOO_SANITIZE=ON -DCUCKOO_BUILD_BENCH=OFF $(CMAKE_FLAGS)
 
+$(BUILD)/tsan/CMakeCache.txt: | deps
+	cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_WERROR=ON \
+	  -DCUCKOO_SANITIZE_THREAD=ON -DCUCKOO_BUILD_BENCH=OFF -DCUCKOO_BUILD_TOOLS=OFF \
+	  -DCUCKOO_STRESS_LOOKUPS=500000 $(CMAKE_FLAGS)
+
 $(BUILD)/release/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release -DCUCKOO_NATIVE=ON \
 	  -DCUCKOO_BUILD_TESTS=OFF $(CMAKE_FLAGS)
@@ -56,7 +65,48 @@ test-sanitize: deps $(BUILD)/sanitize/CMakeCache.txt
 	cd $(BUILD)/sanitize && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) --timeout 1800 -LE consumer
 
-test: test-debug test-sanitize
+# ThreadSanitizer checks every concurrent test (tests/concurrent): every racy access in the
+# concurrent filter is an atomic, so any report is a real bug. Fewer stress lookups: TSan costs
+# 5-15x.
+test-tsan: deps $(BUILD)/tsan/CMakeCache.txt
+	cmake --build $(BUILD)/tsan -j $(JOBS) --target cuckoo_concurrent_tests cuckoo_stress_checked
+	cd $(BUILD)/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  CUCKOO_LINEARIZABILITY_HISTORIES=1000 ctest --output-on-failure -j $(JOBS) --timeout 1800 \
+	  -L concurrent
+
+test: test-debug test-sanitize test-tsan
+
+# The long checked stress run (issue 13): >= 10^8 lookups of owned keys on each shape, 4 threads.
+STRESS_LOOKUPS ?= 100000000
+stress-concurrent: build
+	cmake --build $(BUILD)/debug -j $(JOBS) --target cuckoo_stress_checked
+	for run in "4 12 20000" "4 12 1000" "2 8 20000" "8 16 20000" "4 27 20000"; do \
+	  set -- $$run; $(BUILD)/debug/tests/cuckoo_stress_checked --threads 4 \
+	    --lookups $(STRESS_LOOKUPS) --bucket-size $$1 --bits $$2 --capacity $$3 || exit 1; \
+	done
+
+# Builds the concurrent tests with race windows widened (CUCKOO_TEST_RACE_WINDOW) and the
+# protocol intact (control: must pass), without version validation, with moves that erase before
+# they copy, and with both; runs the stress and linearizability tests on each and prints what
+# passed. See the README's "Concurrency" section for what each mutant is expected to do.
+mutation-check: deps
+	@for variant in "control:" "no-validation:-DCUCKOO_TEST_MUTATION_NO_VALIDATION" \
+	  "erase-before-copy:-DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY" \
+	  "both:-DCUCKOO_TEST_MUTATION_NO_VALIDATION -DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY"; do \
+	  name=$${variant%%:*}; flags=$${variant#*:}; dir=$(BUILD)/mutation-$$name; \
+	  cmake -S . -B $$dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
+	    -DCUCKOO_BUILD_TOOLS=OFF "-DCMAKE_CXX_FLAGS=-DCUCKOO_TEST_RACE_WINDOW=200 $$flags" >/dev/null \
+	    && cmake --build $$dir -j $(JOBS) --target cuckoo_concurrent_tests cuckoo_stress_checked \
+	    >/dev/null || exit 1; \
+	  echo "== $$name ($$flags)"; \
+	  $$dir/tests/cuckoo_concurrent_tests --gtest_filter='ConcurrentLinearizability.*' 2>&1 \
+	    | grep -E '^\[ +(OK|FAILED) +\] Conc.*ms'; \
+	  for run in "4 12 20000" "2 8 20000" "4 27 20000"; do set -- $$run; \
+	    $$dir/tests/cuckoo_stress_checked --bucket-size $$1 --bits $$2 --capacity $$3 \
+	      | tr '\n' ' ' | sed -E 's/.*(b=[0-9]+ f=[0-9]+).*(lookups [0-9]+ \([^)]*\)).*(PASS|FAIL).*/  stress \1: \2 \3/'; \
+	    echo; \
+	  done; \
+	done
 
 bench: deps $(BUILD)/release/CMakeCache.txt
 	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo-bench

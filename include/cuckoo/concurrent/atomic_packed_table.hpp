@@ -45,6 +45,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuckoo/concurrent/striped_versions.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
 #include "cuckoo/table/packed_table.hpp"
@@ -131,6 +132,7 @@ class AtomicPackedTable {
     const std::uint64_t pattern = value * ones_;
     if (group() == kSlots) {
       const std::uint64_t x1 = group_word(b1, 0) ^ pattern;
+      CUCKOO_WIDEN_RACE_WINDOW();
       const std::uint64_t x2 = group_word(b2, 0) ^ pattern;
       return ((((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2)) & highs_) != 0;
     }
@@ -179,6 +181,7 @@ class AtomicPackedTable {
     const unsigned s = static_cast<unsigned>(bit & 63);
     word(w).fetch_xor(detail::little_endian(flip << s), std::memory_order_relaxed);
     if (s + fingerprint_bits() > 64) {
+      CUCKOO_WIDEN_RACE_WINDOW();
       word(w + 1).fetch_xor(detail::little_endian(flip >> (64 - s)), std::memory_order_relaxed);
     }
   }

@@ -32,6 +32,10 @@
 // Moves made by a search that ends in a failed insert are real moves of real items (each to its
 // other bucket), so the set of fingerprints held, and every answer, is unchanged by the failure.
 //
+// Test-only mutations (never defined in a real build): CUCKOO_TEST_MUTATION_NO_VALIDATION makes
+// lookups trust their first read, CUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY makes moves erase first.
+// `make mutation-check` builds the concurrent tests with each and shows they fail.
+//
 // Template parameters:
 //   Table   AtomicPackedTable<b, f> (any b ∈ {2, 4, 8}, any f): a table whose reads are relaxed
 //           atomic loads and whose writes flip one entry's bits only.
@@ -326,6 +330,9 @@ class BasicConcurrentFilter {
   template <class Read>
   CUCKOO_HOT auto read_validated(const Probe& p, Read&& read) const noexcept {
     const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
+#ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
+    return read();  // mutation: unvalidated reads (the tests must then fail)
+#endif
     for (unsigned attempt = 0; attempt < kOptimisticReads; ++attempt) {
       const std::uint32_t v1 = stripes_.read_begin(s1);
       const std::uint32_t v2 = stripes_.read_begin(s2);
@@ -445,8 +452,15 @@ class BasicConcurrentFilter {
                   std::uint64_t to) noexcept {
     const concurrent::StripePairGuard locked(stripes_, stripe_of(from), stripe_of(to));
     if (table_.read(from, slot) != value) return false;
+#ifdef CUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY
+    if (!table_.has_free(to)) return false;  // mutation: the item is briefly in neither bucket
+    table_.write(from, slot, value, 0);
+    CUCKOO_WIDEN_RACE_WINDOW();
+    return table_.try_place(to, value);
+#endif
     if (!table_.try_place(to, value)) return false;  // copy ...
-    table_.write(from, slot, value, 0);              // ... before erase
+    CUCKOO_WIDEN_RACE_WINDOW();
+    table_.write(from, slot, value, 0);  // ... before erase
     return true;
   }
 
@@ -470,6 +484,7 @@ class BasicConcurrentFilter {
       const std::uint32_t victim = table_.read(bucket, slot);
       table_.write(bucket, slot, victim, carried);
       walk_[kick] = {bucket, slot, carried};
+      CUCKOO_WIDEN_RACE_WINDOW();
       carried = victim;
       bucket = alternate(bucket, carried);
       if (table_.try_place(bucket, carried)) return true;

@@ -55,6 +55,22 @@ inline void cpu_relax() noexcept {
 #endif
 }
 
+/// Test-only: builds with CUCKOO_TEST_RACE_WINDOW=N spin N pauses at the points where a race
+/// could show (between a move's copy and erase, between the two halves of a straddling entry's
+/// write, between a lookup's two buckets, after each step of a kick walk), so that the
+/// mutation check (`make mutation-check`) can see a broken protocol fail. Nothing otherwise.
+#ifdef CUCKOO_TEST_RACE_WINDOW
+#define CUCKOO_WIDEN_RACE_WINDOW()                                                    \
+  do {                                                                                \
+    for (int cuckoo_spin = 0; cuckoo_spin < (CUCKOO_TEST_RACE_WINDOW); ++cuckoo_spin) \
+      ::cuckoo::concurrent::cpu_relax();                                              \
+  } while (false)
+#else
+#define CUCKOO_WIDEN_RACE_WINDOW() \
+  do {                             \
+  } while (false)
+#endif
+
 class StripedVersions {
  public:
   /// Enough stripes for `bucket_count` buckets: min(kMaxStripes, bit_ceil(bucket_count)).

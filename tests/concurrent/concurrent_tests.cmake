@@ -1,0 +1,26 @@
+# Included by tests/CMakeLists.txt: by every test build, and alone by the ThreadSanitizer one.
+# The concurrent filter: single-thread equivalence, checked stress, linearizability. These are
+# the tests the ThreadSanitizer stage (make test-tsan) builds and runs.
+file(GLOB concurrent_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/concurrent/test_*.cpp)
+add_executable(cuckoo_concurrent_tests ${concurrent_sources})
+target_link_libraries(cuckoo_concurrent_tests PRIVATE cuckoo::cuckoo cuckoo_project_options
+  GTest::gtest_main Threads::Threads)
+target_include_directories(cuckoo_concurrent_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+gtest_discover_tests(cuckoo_concurrent_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS concurrent)
+
+# The checked stress program (a plain main; `make stress-concurrent` runs it for >= 10^8 lookups).
+set(CUCKOO_STRESS_LOOKUPS 2000000 CACHE STRING "Lookups of each stress_checked run in ctest")
+add_executable(cuckoo_stress_checked concurrent/stress_checked.cpp)
+target_link_libraries(cuckoo_stress_checked PRIVATE cuckoo::cuckoo cuckoo_project_options
+  Threads::Threads)
+# b = 4 at two sizes (the smaller moves each item more often), b = 2 and 8, and f = 27, whose
+# entries straddle 64-bit words.
+foreach(run "4;12;20000" "4;12;1000" "2;8;20000" "8;16;20000" "4;27;20000")
+  list(GET run 0 b)
+  list(GET run 1 f)
+  list(GET run 2 capacity)
+  add_test(NAME stress_checked_b${b}_f${f}_n${capacity}
+    COMMAND cuckoo_stress_checked --threads 4 --lookups ${CUCKOO_STRESS_LOOKUPS} --bucket-size ${b}
+            --bits ${f} --capacity ${capacity})
+  set_tests_properties(stress_checked_b${b}_f${f}_n${capacity} PROPERTIES LABELS concurrent)
+endforeach()
