@@ -37,14 +37,14 @@ TEST(ConcurrentSingleThread, BitIdenticalToFilterForEveryShape) {
     cuckoo::Filter plain{cfg};
     cuckoo::ConcurrentFilter concurrent{cfg};
     ASSERT_EQ(concurrent.layout().bucket_count, plain.layout().bucket_count);
-    const auto keys = cuckoo::test::random_keys(4000, s.b * 100 + s.f);
+    const auto keys = cuckoo::test::random_keys(3300, s.b * 100 + s.f);
     for (std::uint64_t key : keys) {
       ASSERT_EQ(concurrent.insert(key), plain.insert(key)) << "b=" << s.b << " f=" << s.f;
     }
     for (std::size_t i = 0; i < keys.size(); i += 3) {
       ASSERT_EQ(concurrent.erase(keys[i]), plain.erase(keys[i]));
     }
-    for (std::uint64_t key : cuckoo::test::random_keys(3000, 77)) {
+    for (std::uint64_t key : cuckoo::test::random_keys(1500, 77)) {
       ASSERT_EQ(concurrent.insert(key), plain.insert(key));
     }
     EXPECT_EQ(concurrent.size(), plain.size());

@@ -16,6 +16,9 @@
 // of aligned words; C++ gives no atomicity to an unaligned load, and ThreadSanitizer could not
 // check one.
 //
+// Orderings: loads are acquire and writes release (striped_versions.hpp says why). On x86 both
+// are the plain instructions a relaxed access compiles to (a locked xor is a full barrier anyway).
+//
 // A bucket (or a group of lanes, see below) is read as a 64-bit window at any bit offset s of
 // word w: (W[w] >> s) | (W[w'] << (64 − s)), where w' = w + 1 if the window runs past word w and
 // w' = w otherwise. Taking w' = w when the bucket fits in word w keeps the read to the lines the
@@ -103,10 +106,10 @@ class AtomicPackedTable {
   /// Empties the table word by word (atomic stores: lookups may be reading). Every stripe held.
   void clear() noexcept {
     const std::size_t n = buffer_.size() / sizeof(std::uint64_t);
-    for (std::size_t w = 0; w < n; ++w) word(w).store(0, std::memory_order_relaxed);
+    for (std::size_t w = 0; w < n; ++w) word(w).store(0, std::memory_order_release);
   }
 
-  // ---- Reads (relaxed; validate them when writers may be active) -----------------------------
+  // ---- Reads (validate them when writers may be active) -----------------------------------
 
   std::uint32_t read(std::uint64_t bucket, unsigned slot) const noexcept {
     const std::uint64_t bit = (bucket * kSlots + slot) * fingerprint_bits();
@@ -179,10 +182,10 @@ class AtomicPackedTable {
     const std::uint64_t bit = (bucket * kSlots + slot) * fingerprint_bits();
     const std::size_t w = static_cast<std::size_t>(bit >> 6);
     const unsigned s = static_cast<unsigned>(bit & 63);
-    word(w).fetch_xor(detail::little_endian(flip << s), std::memory_order_relaxed);
+    word(w).fetch_xor(detail::little_endian(flip << s), std::memory_order_release);
     if (s + fingerprint_bits() > 64) {
       CUCKOO_WIDEN_RACE_WINDOW();
-      word(w + 1).fetch_xor(detail::little_endian(flip >> (64 - s)), std::memory_order_relaxed);
+      word(w + 1).fetch_xor(detail::little_endian(flip >> (64 - s)), std::memory_order_release);
     }
   }
 
@@ -249,8 +252,8 @@ class AtomicPackedTable {
     const std::size_t w = static_cast<std::size_t>(bit >> 6);
     const unsigned s = static_cast<unsigned>(bit & 63);
     const std::size_t next = w + (s + width > 64 ? 1 : 0);
-    const std::uint64_t lo = detail::little_endian(word(w).load(std::memory_order_relaxed));
-    const std::uint64_t hi = detail::little_endian(word(next).load(std::memory_order_relaxed));
+    const std::uint64_t lo = detail::little_endian(word(w).load(std::memory_order_acquire));
+    const std::uint64_t hi = detail::little_endian(word(next).load(std::memory_order_acquire));
     return (lo >> s) | ((hi << 1) << (63 - s));
   }
   /// Lanes [lane, lane + group) of `bucket` in the low bits, masked.

@@ -337,7 +337,6 @@ class BasicConcurrentFilter {
       const std::uint32_t v1 = stripes_.read_begin(s1);
       const std::uint32_t v2 = stripes_.read_begin(s2);
       const auto result = read();
-      concurrent::StripedVersions::read_fence();
       if (stripes_.read_valid(s1, v1) & stripes_.read_valid(s2, v2)) return result;
       concurrent::cpu_relax();
     }
