@@ -177,32 +177,19 @@ class AtomicPackedTable {
   /// Changes slot `slot` of `bucket` from `from` (what it holds) to `to`: one fetch_xor per word
   /// the entry touches, leaving every other bit as it is.
   void write(std::uint64_t bucket, unsigned slot, std::uint32_t from, std::uint32_t to) noexcept {
-    const std::uint64_t flip = std::uint64_t{from ^ to};
-    if (flip == 0) return;
-    const std::uint64_t bit = (bucket * kSlots + slot) * fingerprint_bits();
-    const std::size_t w = static_cast<std::size_t>(bit >> 6);
-    const unsigned s = static_cast<unsigned>(bit & 63);
-    word(w).fetch_xor(detail::little_endian(flip << s), std::memory_order_release);
-    if (s + fingerprint_bits() > 64) {
-      CUCKOO_WIDEN_RACE_WINDOW();
-      word(w + 1).fetch_xor(detail::little_endian(flip >> (64 - s)), std::memory_order_release);
-    }
+    flip_entry((bucket * kSlots + slot) * fingerprint_bits(), from ^ to);
   }
 
-  /// Puts `value` into the lowest empty slot of `bucket`; false if it is full.
+  /// Puts `value` into the lowest empty slot of `bucket`, exactly as find(bucket, 0) then write
+  /// would; false if it is full. The lowest lane the SWAR zero test flags is a true match, and its
+  /// top bit gives the entry's bit position without a slot index (no division by f).
   bool try_place(std::uint64_t bucket, std::uint32_t value) noexcept {
-    const int slot = find(bucket, 0);
-    if (slot < 0) return false;
-    write(bucket, static_cast<unsigned>(slot), 0, value);
-    return true;
+    return flip_lowest(bucket, 0, value);
   }
 
-  /// Clears the lowest entry of `bucket` equal to `value`; false if none is.
+  /// Clears the lowest entry of `bucket` equal to `value` (non-zero); false if none is.
   bool remove(std::uint64_t bucket, std::uint32_t value) noexcept {
-    const int slot = find(bucket, value);
-    if (slot < 0) return false;
-    write(bucket, static_cast<unsigned>(slot), value, 0);
-    return true;
+    return flip_lowest(bucket, value, value);
   }
 
   // ---- Prefetch ------------------------------------------------------------------------------
@@ -268,6 +255,35 @@ class AtomicPackedTable {
     } else {
       return group_mask_;
     }
+  }
+
+  /// XORs `flip` into the f-bit entry at bit `bit`.
+  void flip_entry(std::uint64_t bit, std::uint32_t flip) noexcept {
+    if (flip == 0) return;
+    const std::size_t w = static_cast<std::size_t>(bit >> 6);
+    const unsigned s = static_cast<unsigned>(bit & 63);
+    const std::uint64_t bits = flip;
+    word(w).fetch_xor(detail::little_endian(bits << s), std::memory_order_release);
+    if (s + fingerprint_bits() > 64) {
+      CUCKOO_WIDEN_RACE_WINDOW();
+      word(w + 1).fetch_xor(detail::little_endian(bits >> (64 - s)), std::memory_order_release);
+    }
+  }
+
+  /// XORs `flip` into the lowest entry of `bucket` equal to `value`; false if none is.
+  bool flip_lowest(std::uint64_t bucket, std::uint32_t value, std::uint32_t flip) noexcept {
+    const unsigned f = fingerprint_bits();
+    const std::uint64_t pattern = value * ones_;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      const std::uint64_t x = group_word(bucket, lane) ^ pattern;
+      const std::uint64_t flags = (x - ones_) & ~x & highs_;
+      if (flags != 0) {
+        const auto top = static_cast<unsigned>(std::countr_zero(flags));
+        flip_entry((bucket * kSlots + lane) * f + top + 1 - f, flip);
+        return true;
+      }
+    }
+    return false;
   }
 
   template <int kLocality>
