@@ -7,17 +7,16 @@
 // The storage is a whole number of 64-bit words plus one, which covers PackedTable's 8 tail bytes.
 //
 // Why words, not PackedTable's unaligned 8-byte loads and stores: a packed bucket shares bytes
-// with its neighbours, which may belong to other stripes and so to other writers. PackedTable
-// writes a bucket by loading 8 bytes, changing some bits and storing the 8 bytes back; two
-// threads doing that to neighbouring buckets at once would undo each other's change. Here a
-// writer changes an entry with one atomic fetch_xor per aligned word it touches, flipping exactly
-// the entry's bits from the value it holds to the new one (the writer holds the entry's stripe,
-// so it knows that value), and never touches a neighbour's bits. Readers use relaxed atomic loads
-// of aligned words; C++ gives no atomicity to an unaligned load, and ThreadSanitizer could not
-// check one.
-//
-// Orderings: loads are acquire and writes release (striped_versions.hpp says why). On x86 both
-// are the plain instructions a relaxed access compiles to (a locked xor is a full barrier anyway).
+// with its neighbours, and PackedTable writes a bucket by loading 8 bytes, changing some bits and
+// storing the 8 bytes back; two threads doing that to neighbouring buckets at once would undo each
+// other's change, and C++ gives no atomicity to an unaligned access (nor could ThreadSanitizer
+// check one). Here the table is read and written only as aligned 64-bit words through
+// std::atomic_ref, and writers are kept off each other's words: buckets are owned in groups of
+// 2^group_shift() consecutive buckets, the fewest whose bits fill whole words (b·f = 48: 4 buckets
+// in 3 words; b·f = 64: 1 bucket in 1 word; never more than 32 buckets), and a group's words hold
+// no other group's bits. A writer that holds a group (its stripe, striped_versions.hpp) changes an
+// entry with a plain atomic load and store of each word the entry touches; no locked
+// read-modify-write is needed, and none is paid for on x86.
 //
 // A bucket (or a group of lanes, see below) is read as a 64-bit window at any bit offset s of
 // word w: (W[w] >> s) | (W[w'] << (64 − s)), where w' = w + 1 if the window runs past word w and
@@ -30,9 +29,9 @@
 // the whole bucket for f ≤ 16 at b = 4) are tested with the SWAR zero-lane test, both buckets of a
 // lookup before either result is used.
 //
-// A torn read is possible: an entry that straddles two words is changed by two fetch_xor
-// operations, and a reader may see one without the other. Callers validate every read of a bucket
-// that others may write (striped_versions.hpp) and discard torn ones.
+// A torn read is possible: an entry that straddles two words is changed by two stores, and a reader
+// may see one without the other. Callers validate every read of a bucket that others may write
+// (striped_versions.hpp) and discard torn ones.
 //
 // Template parameters: as PackedTable's. kSlots ∈ {2, 4, 8}; FixedBits the width when known at
 // compile time (2..32) or 0 to take it from the constructor.
@@ -85,6 +84,22 @@ class AtomicPackedTable {
     for (unsigned lane = 0; lane < group_; ++lane) ones_ |= std::uint64_t{1} << (lane * bits);
     highs_ = ones_ << (bits - 1);
     group_mask_ = low_mask(group_ * bits);
+    group_shift_ = group_shift_for(bits);
+  }
+
+  /// log2 of the buckets a writer owns together: the fewest consecutive buckets whose bits fill
+  /// whole 64-bit words, 64 / gcd(b·f, 64), a power of two (at most 32, as b·f is even).
+  static constexpr unsigned group_shift_for(unsigned bits) noexcept {
+    const unsigned bucket_bits = kSlots * bits;
+    return static_cast<unsigned>(std::countr_zero(64u)) -
+           std::min(static_cast<unsigned>(std::countr_zero(bucket_bits)), 6u);
+  }
+  unsigned group_shift() const noexcept {
+    if constexpr (kFixedBits != 0) {
+      return group_shift_for(kFixedBits);
+    } else {
+      return group_shift_;
+    }
   }
 
   std::uint64_t bucket_count() const noexcept { return bucket_count_; }
@@ -134,9 +149,15 @@ class AtomicPackedTable {
                                 std::uint32_t value) const noexcept {
     const std::uint64_t pattern = value * ones_;
     if (group() == kSlots) {
-      const std::uint64_t x1 = group_word(b1, 0) ^ pattern;
+      // Both buckets' word addresses first, from one read of the base pointer: after an atomic
+      // load the compiler would otherwise reload it for the next.
+      const std::uint64_t* base = words();
+      const unsigned width = kSlots * fingerprint_bits();
+      const WindowAt at1 = window_at(b1 * width, width);
+      const WindowAt at2 = window_at(b2 * width, width);
+      const std::uint64_t x1 = (load_window(base, at1) & group_mask(width)) ^ pattern;
       CUCKOO_WIDEN_RACE_WINDOW();
-      const std::uint64_t x2 = group_word(b2, 0) ^ pattern;
+      const std::uint64_t x2 = (load_window(base, at2) & group_mask(width)) ^ pattern;
       return ((((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2)) & highs_) != 0;
     }
     std::uint64_t hits = 0;
@@ -174,8 +195,8 @@ class AtomicPackedTable {
 
   // ---- Writes (the caller holds the bucket's stripe) -----------------------------------------
 
-  /// Changes slot `slot` of `bucket` from `from` (what it holds) to `to`: one fetch_xor per word
-  /// the entry touches, leaving every other bit as it is.
+  /// Changes slot `slot` of `bucket` from `from` (what it holds) to `to`: one load and store per
+  /// word the entry touches, leaving every other bit as it is.
   void write(std::uint64_t bucket, unsigned slot, std::uint32_t from, std::uint32_t to) noexcept {
     flip_entry((bucket * kSlots + slot) * fingerprint_bits(), from ^ to);
   }
@@ -233,6 +254,30 @@ class AtomicPackedTable {
   }
   std::byte* buffer_data() const noexcept { return const_cast<std::byte*>(buffer_.data()); }
 
+  /// Where a window of `width` bits from bit `bit` lies: its first word, the word its high part
+  /// comes from (the same word when the window fits in it), and the bit offset.
+  struct WindowAt {
+    std::size_t first, second;
+    unsigned shift;
+  };
+  CUCKOO_HOT static WindowAt window_at(std::uint64_t bit, unsigned width) noexcept {
+    const auto first = static_cast<std::size_t>(bit >> 6);
+    const auto shift = static_cast<unsigned>(bit & 63);
+    return {first, first + (shift + width > 64 ? 1 : 0), shift};
+  }
+  CUCKOO_HOT static std::uint64_t load_window(const std::uint64_t* base, WindowAt at) noexcept {
+    const std::uint64_t lo = detail::little_endian(
+        std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(base[at.first]))
+            .load(std::memory_order_acquire));
+    const std::uint64_t hi = detail::little_endian(
+        std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(base[at.second]))
+            .load(std::memory_order_acquire));
+    return (lo >> at.shift) | ((hi << 1) << (63 - at.shift));
+  }
+  const std::uint64_t* words() const noexcept {
+    return std::launder(reinterpret_cast<const std::uint64_t*>(buffer_.data()));
+  }
+
   /// `width` (≤ 64) bits from bit `bit` in the low bits of the result, plus higher bits that
   /// callers mask off (see the top: the second word is read only when the window reaches it).
   CUCKOO_HOT std::uint64_t window(std::uint64_t bit, unsigned width) const noexcept {
@@ -257,17 +302,23 @@ class AtomicPackedTable {
     }
   }
 
-  /// XORs `flip` into the f-bit entry at bit `bit`.
+  /// XORs `flip` into the f-bit entry at bit `bit`. The caller owns the entry's words (holds its
+  /// group's stripe), so nobody else writes them: a load and a store, no read-modify-write.
   void flip_entry(std::uint64_t bit, std::uint32_t flip) noexcept {
     if (flip == 0) return;
     const std::size_t w = static_cast<std::size_t>(bit >> 6);
     const unsigned s = static_cast<unsigned>(bit & 63);
     const std::uint64_t bits = flip;
-    word(w).fetch_xor(detail::little_endian(bits << s), std::memory_order_release);
+    xor_word(w, bits << s);
     if (s + fingerprint_bits() > 64) {
       CUCKOO_WIDEN_RACE_WINDOW();
-      word(w + 1).fetch_xor(detail::little_endian(bits >> (64 - s)), std::memory_order_release);
+      xor_word(w + 1, bits >> (64 - s));
     }
+  }
+  void xor_word(std::size_t w, std::uint64_t bits) noexcept {
+    const auto target = word(w);
+    target.store(target.load(std::memory_order_relaxed) ^ detail::little_endian(bits),
+                 std::memory_order_release);
   }
 
   /// XORs `flip` into the lowest entry of `bucket` equal to `value`; false if none is.
@@ -306,6 +357,7 @@ class AtomicPackedTable {
   std::uint64_t ones_ = 1;
   std::uint64_t highs_ = 0;
   std::uint64_t group_mask_ = 0;
+  unsigned group_shift_ = 0;
   detail::AlignedBuffer buffer_;  // 64-bit words, accessed only through std::atomic_ref
 };
 

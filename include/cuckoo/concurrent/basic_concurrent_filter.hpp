@@ -6,8 +6,10 @@
 // stripe in between, read again; after kOptimisticReads failed tries, lock both stripes and read
 // under the locks (still correct, just slower). A lookup writes nothing shared on its fast path.
 //
-// Writers lock only the stripes of the buckets they change, two at a time in increasing order:
-//   - insert into one of the key's own buckets, erase: the key's two stripes;
+// Writers lock only the stripes of the buckets they change (a stripe covers whole bucket groups,
+// atomic_packed_table.hpp), at most two at a time, in increasing order:
+//   - insert into, or erase from, the key's first bucket: its stripe alone; when the first
+//     bucket will not do, both of the key's stripes, first bucket then second, as BasicFilter;
 //   - a displacement path (when both buckets are full) is found by the same chunked breadth-first
 //     search as the single-thread filter, but without any lock, over relaxed reads that may be
 //     stale. Its moves are then made from the free end back to the key (libcuckoo's scheme),
@@ -61,6 +63,12 @@
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 
+// A lambda forced inline into its caller (the lookup's read, inside the validation loop: out of
+// line it cost a call and a register save per key).
+#ifndef CUCKOO_LAMBDA_HOT
+#define CUCKOO_LAMBDA_HOT __attribute__((always_inline))
+#endif
+
 namespace cuckoo {
 
 template <class Table, Hasher Hash = Xxh3Hasher>
@@ -89,7 +97,7 @@ class BasicConcurrentFilter {
   BasicConcurrentFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
                         std::uint64_t seed)
       : table_(layout.bucket_count, layout.fingerprint_bits),
-        stripes_(layout.bucket_count),
+        stripes_(layout.bucket_count, table_.group_shift()),
         addressing_(layout.bucket_count, layout.fingerprint_bits),
         hasher_(seed),
         rng_(seed ^ kKickStreamTweak),
@@ -138,8 +146,11 @@ class BasicConcurrentFilter {
   bool insert(const K& key) {
     return insert_hash(hash_key(hasher_, key));
   }
+  /// Forced inline, like the whole lookup: a single-key lookup is limited by how many fit in the
+  /// core's out-of-order window, and out of line it reloaded the filter's members and saved
+  /// registers on every call (measured below, README "Concurrency").
   template <Key K>
-  bool contains(const K& key) const noexcept {
+  CUCKOO_HOT bool contains(const K& key) const noexcept {
     return contains_hash(hash_key(hasher_, key));
   }
   template <Key K>
@@ -156,7 +167,9 @@ class BasicConcurrentFilter {
     table_.prefetch(p.alt);
     return insert_probe(p);
   }
-  bool contains_hash(std::uint64_t hash) const noexcept { return contains_probe(probe_of(hash)); }
+  CUCKOO_HOT bool contains_hash(std::uint64_t hash) const noexcept {
+    return contains_probe(probe_of(hash));
+  }
   bool erase_hash(std::uint64_t hash) noexcept {
     const Probe p = probe_of(hash);
     table_.prefetch(p.alt);
@@ -164,7 +177,7 @@ class BasicConcurrentFilter {
   }
   std::size_t count_hash(std::uint64_t hash) const noexcept {
     const Probe p = probe_of(hash);
-    return read_validated(p, [&] {
+    return read_validated(p, [&]() CUCKOO_LAMBDA_HOT {
       return std::size_t{table_.count(p.bucket, p.fingerprint)} +
              table_.count(p.alt, p.fingerprint);
     });
@@ -228,7 +241,7 @@ class BasicConcurrentFilter {
   }
   unsigned fingerprint_bits() const noexcept { return table_.fingerprint_bits(); }
   unsigned bucket_size() const noexcept { return kBucketSize; }
-  /// The table's words plus the stripes' version counters and item-count shards.
+  /// The table's words plus the stripes' version counters and item counts.
   std::size_t memory_bytes() const noexcept {
     return table_.memory_bytes() + stripes_.memory_bytes();
   }
@@ -337,7 +350,8 @@ class BasicConcurrentFilter {
       const std::uint32_t v1 = stripes_.read_begin(s1);
       const std::uint32_t v2 = stripes_.read_begin(s2);
       const auto result = read();
-      if (stripes_.read_valid(s1, v1) & stripes_.read_valid(s2, v2)) return result;
+      if (stripes_.read_valid(s1, v1, s2, v2)) [[likely]]
+        return result;
       concurrent::cpu_relax();
     }
     return read_locked(s1, s2, read);
@@ -349,15 +363,47 @@ class BasicConcurrentFilter {
     return read();
   }
 
+  /// read_validated for the lookup, written out as one straight try with the retries out of
+  /// line: with the read as a lambda, GCC kept the probe on the stack (its address escaped to the
+  /// locked fallback), and with the retry loop inline it hoisted the loop's state into spills.
   CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
-    return read_validated(p, [&] { return table_.contains_pair(p.bucket, p.alt, p.fingerprint); });
+#ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
+    return table_.contains_pair(p.bucket, p.alt, p.fingerprint);  // mutation: unvalidated reads
+#endif
+    concurrent::StripedVersions::PairRead read(stripes_, stripe_of(p.bucket), stripe_of(p.alt));
+    read.begin();
+    const bool hit = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
+    if (read.valid()) [[likely]]
+      return hit;
+    return contains_retry(p.bucket, p.alt, p.fingerprint);
+  }
+  [[gnu::noinline]] bool contains_retry(std::uint64_t b1, std::uint64_t b2,
+                                        std::uint32_t fp) const noexcept {
+    concurrent::StripedVersions::PairRead read(stripes_, stripe_of(b1), stripe_of(b2));
+    for (unsigned attempt = 1; attempt < kOptimisticReads; ++attempt) {
+      concurrent::cpu_relax();
+      read.begin();
+      const bool hit = table_.contains_pair(b1, b2, fp);
+      if (read.valid()) return hit;
+    }
+    const concurrent::StripePairGuard locked(stripes_, stripe_of(b1), stripe_of(b2));
+    return table_.contains_pair(b1, b2, fp);
   }
 
   // ---- Writes -------------------------------------------------------------------------------
 
+  /// Removes from the first bucket holding only its stripe when it can (one lock, not two); else
+  /// both stripes, first bucket then second, as the single-thread filter does.
   bool erase_probe(const Probe& p) noexcept {
-    const std::size_t s1 = stripe_of(p.bucket);
-    const concurrent::StripePairGuard locked(stripes_, s1, stripe_of(p.alt));
+    const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
+    {
+      const concurrent::StripeGuard locked(stripes_, s1);
+      if (table_.remove(p.bucket, p.fingerprint)) {
+        stripes_.add_items(s1, -1);
+        return true;
+      }
+    }
+    const concurrent::StripePairGuard locked(stripes_, s1, s2);
     if (table_.remove(p.bucket, p.fingerprint) || table_.remove(p.alt, p.fingerprint)) {
       stripes_.add_items(s1, -1);
       return true;
@@ -376,8 +422,17 @@ class BasicConcurrentFilter {
     return insert_exclusive(p);
   }
 
+  /// Places in the first bucket holding only its stripe when it has room (most inserts below
+  /// ~80% load: one lock, not two); else both stripes, first bucket then second.
   bool place_in_own_buckets(const Probe& p) noexcept {
     const std::size_t s1 = stripe_of(p.bucket);
+    {
+      const concurrent::StripeGuard locked(stripes_, s1);
+      if (table_.try_place(p.bucket, p.fingerprint)) {
+        stripes_.add_items(s1, 1);
+        return true;
+      }
+    }
     const concurrent::StripePairGuard locked(stripes_, s1, stripe_of(p.alt));
     if (table_.try_place(p.bucket, p.fingerprint) || table_.try_place(p.alt, p.fingerprint)) {
       stripes_.add_items(s1, 1);

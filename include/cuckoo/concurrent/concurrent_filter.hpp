@@ -12,17 +12,16 @@
 // ConcurrentFilter converts to and from a Filter by copying its table, and saves to and loads
 // from the same files. How it stays correct under concurrency is told in
 // basic_concurrent_filter.hpp (optimistic lookups, stripe locks for writers, copy-before-erase
-// moves); its cost: a lookup reads two version counters besides its two buckets, an insert or
-// erase takes two stripe locks.
+// moves); its cost: a lookup reads two version counters besides its two buckets (twice), an
+// insert or erase takes one stripe lock, or two when the key's first bucket will not do.
 //
 // Plain tables only (b = 2, 4, 8, every f from 2 to 32). Semi-sorted tables are not supported:
 // a semi-sorted bucket is re-encoded as a whole on every write (its 12-bit index covers all four
 // entries), so a write cannot change one entry's bits alone, which this design relies on. A Config
 // with semi_sort, or a semi-sorted Filter or file, is refused with std::invalid_argument.
 //
-// A ConcurrentFilter is not copied implicitly by accident of a by-value parameter costing a table
-// copy under every stripe lock: it is copyable, but the copy is a snapshot (as to_filter()).
-// Moving one while other threads use it is, as for any object, a race.
+// Copying a ConcurrentFilter takes a snapshot (as to_filter()): every stripe of the source is held
+// while its table is copied. Moving one while other threads use it is, as for any object, a race.
 #pragma once
 
 #include <cstddef>
@@ -203,7 +202,7 @@ class ConcurrentFilter {
     return visit([](const auto& f) { return f.bucket_size(); });
   }
   bool semi_sorted() const noexcept { return false; }
-  /// Table words plus the stripes' counters (16 KiB + 4 KiB at most).
+  /// Table words plus the stripes' versions and counts (16 KiB + 32 KiB at most).
   std::size_t memory_bytes() const noexcept {
     return visit([](const auto& f) { return f.memory_bytes(); });
   }

@@ -1,23 +1,27 @@
 // cuckoo/concurrent/striped_versions.hpp — per-stripe version counters that are also the stripes'
 // writer locks (the optimistic scheme of MemC3, Fan, Andersen, Kaminsky, NSDI 2013).
 //
-// Bucket i belongs to stripe i mod S (S a power of two, at most kMaxStripes). A stripe's counter
-// is even while nobody writes its buckets and odd while a writer holds it:
+// Buckets are taken in groups of G = 2^group_shift consecutive buckets, the fewest whose bits
+// fill whole 64-bit words (AtomicPackedTable::kGroupShift), and group g belongs to stripe g mod S
+// (S a power of two, at most kMaxStripes). A writer holding a stripe therefore owns every bit of
+// every word its buckets touch, and changes them with plain atomic stores, not locked
+// read-modify-writes. A stripe's counter is even while nobody writes its buckets and odd while a
+// writer holds it:
 //
-//   writer:  CAS v → v + 1 (v even; acquire), change the buckets with release RMWs, store v + 2
+//   writer:  CAS v → v + 1 (v even; acquire), change the buckets with release stores, store v + 2
 //            (release).
 //   reader:  v = load (acquire); give up if odd; read the buckets with acquire loads; the read is
 //            good iff the counter still equals v.
 //
 // This is the seqlock of Boehm's "Can seqlocks get along with programming language memory
 // models?" (MSPC 2012) in its fence-free form: a reader whose acquire load saw a writer's release
-// RMW of a bucket word synchronizes with it, so it also sees the writer's earlier CAS to the odd
+// store to a bucket word synchronizes with it, so it also sees the writer's earlier CAS to the odd
 // counter when it reloads the counter, and its check fails; and the acquire loads keep the
 // counter's reload from moving above the bucket reads. (The form with relaxed data accesses and
 // standalone fences is equivalent, but ThreadSanitizer does not model fences, and GCC refuses
-// them under -fsanitize=thread.) On x86 every one of these is a plain load or store, or a locked
-// instruction the writer needs anyway. A lookup therefore never writes shared memory and never
-// waits for a lock unless a writer touched one of its two stripes during the read.
+// them under -fsanitize=thread.) On x86 every one of these is a plain load or store but the CAS. A
+// lookup therefore never writes shared memory and never waits for a lock unless a writer touched
+// one of its two stripes during the read.
 //
 // Deadlock freedom: a thread holds at most two stripes at a time and takes them in increasing
 // index order, or all of them in increasing order (lock_all); no other lock is ever held while a
@@ -31,8 +35,8 @@
 // The lock members are const: they change the counters, which are shared state behind the
 // object, and lookups (const) take them in their fallback.
 //
-// Item counts are kept in kCountShards counters, one cache line each, that writers change with a
-// relaxed fetch_add while holding a stripe; size() sums them, exact once writers have stopped.
+// The item count is kept per stripe: a writer adds to the share of a stripe it holds, with a plain
+// load and store; size() sums the shares, exact once writers have stopped (32 KiB at most).
 #pragma once
 
 #include <algorithm>
@@ -47,10 +51,13 @@
 #include <immintrin.h>
 #endif
 
+#ifndef CUCKOO_CONCURRENT_HOT
+#define CUCKOO_CONCURRENT_HOT [[gnu::always_inline]] inline
+#endif
+
 namespace cuckoo::concurrent {
 
 inline constexpr std::size_t kMaxStripes = 4096;
-inline constexpr std::size_t kCountShards = 64;
 
 /// Spin-wait hint: lets the sibling hyper-thread run and saves power while waiting.
 inline void cpu_relax() noexcept {
@@ -77,20 +84,23 @@ inline void cpu_relax() noexcept {
 
 class StripedVersions {
  public:
-  /// Enough stripes for `bucket_count` buckets: min(kMaxStripes, bit_ceil(bucket_count)).
-  explicit StripedVersions(std::uint64_t bucket_count)
-      : mask_(std::min<std::uint64_t>(kMaxStripes,
-                                      std::bit_ceil(std::max<std::uint64_t>(bucket_count, 2))) -
+  /// Stripes for `bucket_count` buckets taken in groups of 2^group_shift consecutive buckets
+  /// (a group is the unit a writer owns: see AtomicPackedTable::kGroupShift): min(kMaxStripes,
+  /// bit_ceil(groups)) stripes, group g in stripe g mod S.
+  StripedVersions(std::uint64_t bucket_count, unsigned group_shift)
+      : group_shift_(group_shift),
+        mask_(std::min<std::uint64_t>(kMaxStripes, std::bit_ceil(std::max<std::uint64_t>(
+                                                       (bucket_count >> group_shift) + 1, 2))) -
               1),
         versions_(new std::uint32_t[mask_ + 1]()),
-        counts_(new CountShard[kCountShards]()) {}
+        counts_(new std::int64_t[mask_ + 1]()) {}
 
   std::size_t stripe_count() const noexcept { return static_cast<std::size_t>(mask_ + 1); }
   std::size_t stripe_of(std::uint64_t bucket) const noexcept {
-    return static_cast<std::size_t>(bucket & mask_);
+    return static_cast<std::size_t>((bucket >> group_shift_) & mask_);
   }
   std::size_t memory_bytes() const noexcept {
-    return stripe_count() * sizeof(std::uint32_t) + kCountShards * sizeof(CountShard);
+    return stripe_count() * (sizeof(std::uint32_t) + sizeof(std::int64_t));
   }
 
   // ---- Readers --------------------------------------------------------------------------------
@@ -98,6 +108,40 @@ class StripedVersions {
   /// The stripe's version before an optimistic read (odd: a writer is inside; the read will fail).
   std::uint32_t read_begin(std::size_t stripe) const noexcept {
     return version(stripe).load(std::memory_order_acquire);
+  }
+  /// An optimistic read of two stripes: begin() before the bucket reads, valid() after. Holds the
+  /// two counters' addresses, so the loop of a lookup loads nothing else to find them.
+  class PairRead {
+   public:
+    PairRead(const StripedVersions& versions, std::size_t s1, std::size_t s2) noexcept
+        : c1_(versions.versions_.get() + s1), c2_(versions.versions_.get() + s2) {}
+    CUCKOO_CONCURRENT_HOT void begin() noexcept {
+      v1_ = std::atomic_ref<std::uint32_t>(*c1_).load(std::memory_order_acquire);
+      v2_ = std::atomic_ref<std::uint32_t>(*c2_).load(std::memory_order_acquire);
+    }
+    /// After the bucket reads (acquire loads): true if both stripes were even at begin() and
+    /// nobody wrote either since; one branch for both.
+    CUCKOO_CONCURRENT_HOT bool valid() const noexcept {
+      const std::uint32_t now1 =
+          std::atomic_ref<std::uint32_t>(*c1_).load(std::memory_order_relaxed);
+      const std::uint32_t now2 =
+          std::atomic_ref<std::uint32_t>(*c2_).load(std::memory_order_relaxed);
+      return (((v1_ | v2_) & 1) | (now1 ^ v1_) | (now2 ^ v2_)) == 0;
+    }
+
+   private:
+    std::uint32_t* c1_;
+    std::uint32_t* c2_;
+    std::uint32_t v1_ = 1, v2_ = 1;
+  };
+
+  /// After the bucket reads (acquire loads): true if both stripes were even at read_begin and
+  /// nobody wrote either since; one branch for both.
+  bool read_valid(std::size_t s1, std::uint32_t v1, std::size_t s2,
+                  std::uint32_t v2) const noexcept {
+    const std::uint32_t now1 = version(s1).load(std::memory_order_relaxed);
+    const std::uint32_t now2 = version(s2).load(std::memory_order_relaxed);
+    return (((v1 | v2) & 1) | (now1 ^ v1) | (now2 ^ v2)) == 0;
   }
   /// After the bucket reads (acquire loads): true if the stripe was even at read_begin and nobody
   /// wrote it since.
@@ -142,31 +186,30 @@ class StripedVersions {
 
   // ---- Item count -----------------------------------------------------------------------------
 
-  /// Adds `delta` to the item count; the caller holds `stripe`.
+  /// Adds `delta` to the stripe's share of the item count; the caller holds `stripe`, so a plain
+  /// load and store do (no locked instruction: the holder is the only writer).
   void add_items(std::size_t stripe, std::int64_t delta) const noexcept {
-    counts_[stripe & (kCountShards - 1)].items.fetch_add(delta, std::memory_order_relaxed);
+    auto count = std::atomic_ref<std::int64_t>(counts_[stripe]);
+    count.store(count.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
   }
-  /// The sum of the shards: exact when no writer is inside, otherwise a value the count passed
-  /// through or will pass through once the writers in progress finish.
+  /// The sum of the stripes' shares: exact when no writer is inside, otherwise a value the count
+  /// passed through or will pass through once the writers in progress finish.
   std::size_t items() const noexcept {
     std::int64_t total = 0;
-    for (std::size_t i = 0; i < kCountShards; ++i) {
-      total += counts_[i].items.load(std::memory_order_relaxed);
+    for (std::size_t s = 0; s < stripe_count(); ++s) {
+      total += std::atomic_ref<std::int64_t>(counts_[s]).load(std::memory_order_relaxed);
     }
     return total < 0 ? 0 : static_cast<std::size_t>(total);
   }
   /// Sets the count (construction and clear, with every stripe held or before publication).
   void set_items(std::size_t n) const noexcept {
-    for (std::size_t i = 0; i < kCountShards; ++i) {
-      counts_[i].items.store(i == 0 ? static_cast<std::int64_t>(n) : 0, std::memory_order_relaxed);
+    for (std::size_t s = 0; s < stripe_count(); ++s) {
+      std::atomic_ref<std::int64_t>(counts_[s])
+          .store(s == 0 ? static_cast<std::int64_t>(n) : 0, std::memory_order_relaxed);
     }
   }
 
  private:
-  struct alignas(64) CountShard {
-    std::atomic<std::int64_t> items{0};
-  };
-
   std::atomic_ref<std::uint32_t> version(std::size_t stripe) const noexcept {
     return std::atomic_ref<std::uint32_t>(versions_[stripe]);
   }
@@ -177,9 +220,26 @@ class StripedVersions {
     std::this_thread::yield();
   }
 
+  unsigned group_shift_;
   std::uint64_t mask_;
   std::unique_ptr<std::uint32_t[]> versions_;  // accessed only through std::atomic_ref
-  std::unique_ptr<CountShard[]> counts_;
+  std::unique_ptr<std::int64_t[]> counts_;     // per stripe; accessed only through std::atomic_ref
+};
+
+/// Holds one stripe for a scope.
+class StripeGuard {
+ public:
+  StripeGuard(const StripedVersions& versions, std::size_t stripe) noexcept
+      : versions_(versions), stripe_(stripe) {
+    versions_.lock(stripe_);
+  }
+  StripeGuard(const StripeGuard&) = delete;
+  StripeGuard& operator=(const StripeGuard&) = delete;
+  ~StripeGuard() { versions_.unlock(stripe_); }
+
+ private:
+  const StripedVersions& versions_;
+  std::size_t stripe_;
 };
 
 /// Holds two stripes for a scope.
