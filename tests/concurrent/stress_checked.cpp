@@ -70,8 +70,10 @@ void run_thread(cuckoo::ConcurrentFilter& filter, const Options& opt, unsigned t
   std::uint64_t next_key = (std::uint64_t{t} + 1) << 48;
   while (!go.load(std::memory_order_acquire)) {
   }
-  while (r.lookups < lookups) {
-    const double load = static_cast<double>(filter.size()) / slots;
+  double load = 0;
+  for (std::uint64_t round = 0; r.lookups < lookups; ++round) {
+    // size() sums every stripe's count: sampled, not read per operation.
+    if ((round & 7) == 0) load = static_cast<double>(filter.size()) / slots;
     const bool insert = load < band.low || (load <= band.high && (rng() & 1) != 0);
     if (insert || r.held.empty()) {
       const bool copy = !r.held.empty() && rng() % 16 == 0;
