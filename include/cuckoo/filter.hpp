@@ -62,6 +62,7 @@
 
 #include "cuckoo/addressing.hpp"
 #include "cuckoo/config.hpp"
+#include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
@@ -317,14 +318,7 @@ class BasicFilter {
     std::uint32_t fingerprint;
   };
 
-  /// A node of the breadth-first insert search: `bucket` would receive `moved`, the entry in slot
-  /// `slot` of the parent node's bucket (the parent index is -1 for the key's own two buckets).
-  struct BfsNode {
-    std::uint64_t bucket;
-    std::int32_t parent;
-    std::uint32_t slot;
-    std::uint32_t moved;
-  };
+  using BfsNode = detail::BfsNode;
 
   Probe probe_of(std::uint64_t hash) const noexcept {
     const Position pos = addressing_.position(hash);
@@ -406,16 +400,9 @@ class BasicFilter {
 
   static std::vector<std::uint32_t> offset_table(const Addressing& addressing, unsigned bits,
                                                  std::size_t table_bytes) {
-    std::vector<std::uint32_t> offsets;
-    if (!kMayKeepOffsets || bits > kOffsetTableMaxBits || table_bytes < kOffsetTableMinBytes) {
-      return offsets;
-    }
-    offsets.resize(std::size_t{1} << bits);
-    // H(fp) < m ≤ 2^32, so every offset fits 32 bits. Entry 0 (no fingerprint) is never read.
-    for (std::uint32_t fp = 0; fp < offsets.size(); ++fp) {
-      offsets[fp] = static_cast<std::uint32_t>(addressing.offset(fp));
-    }
-    return offsets;
+    if (!kMayKeepOffsets) return {};
+    return detail::offset_table(addressing, bits, table_bytes, kOffsetTableMaxBits,
+                                kOffsetTableMinBytes);
   }
 
   /// Tables whose width is fixed above kOffsetTableMaxBits never keep offsets, and skip the test.
@@ -462,56 +449,16 @@ class BasicFilter {
   }
 
   /// Breadth-first search for a displacement path from the key's two (full) buckets to a bucket
-  /// with a free slot, then the moves along it, last first. Buckets on the path are distinct, so
-  /// each is written once and every slot index read during the search is still valid when used
-  /// (a table may reorder a bucket only on a write to it). Touches nothing unless a path exists.
-  ///
-  /// A level is expanded kBfsChunkParents parents at a time: their children are prefetched
-  /// together and tested before the next parents are expanded. The nodes are created and tested
-  /// in the same order as a whole-level expansion, so the path found is the same; the search just
-  /// stops fetching once it has found one, where a whole level would fetch up to 128 lines for a
-  /// key that needed one of the first eight.
+  /// with a free slot (detail/path_search.hpp), then the moves along it, last first. Buckets on
+  /// the path are distinct, so each is written once and every slot index read during the search
+  /// is still valid when used (a table may reorder a bucket only on a write to it). Touches
+  /// nothing unless a path exists.
   bool bfs_insert(const Probe& p) noexcept {
-    std::size_t count = 0;
-    bfs_[count++] = {p.bucket, -1, 0, p.fingerprint};
-    bfs_[count++] = {p.alt, -1, 0, p.fingerprint};
-    std::size_t level_begin = 0;
-    for (unsigned depth = 1; depth <= max_kicks_ && count < kBfsNodes; ++depth) {
-      const std::size_t level_end = count;
-      for (std::size_t first = level_begin; first < level_end && count < kBfsNodes;
-           first += kBfsChunkParents) {
-        const std::size_t chunk_begin = count;
-        const std::size_t last = std::min(first + kBfsChunkParents, level_end);
-        for (std::size_t n = first; n < last && count < kBfsNodes; ++n) {
-          const std::uint64_t bucket = bfs_[n].bucket;
-          const auto entries = table_.entries(bucket);
-          for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
-            const std::uint32_t moved = entries[slot];
-            if (moved == 0) continue;  // a free slot here, but its path repeats a bucket
-            const std::uint64_t child = alternate(bucket, moved);
-            table_.prefetch(child);
-            bfs_[count++] = {child, static_cast<std::int32_t>(n), slot, moved};
-          }
-        }
-        for (std::size_t n = chunk_begin; n < count; ++n) {
-          if (table_.has_free(bfs_[n].bucket) && path_is_simple(n)) {
-            move_along(n, p.fingerprint);
-            return true;
-          }
-        }
-      }
-      level_begin = level_end;
-    }
-    return false;
-  }
-
-  /// True if no bucket repeats on the path from node `n` back to its root.
-  bool path_is_simple(std::size_t n) const noexcept {
-    for (std::int32_t a = static_cast<std::int32_t>(n); a >= 0; a = bfs_[a].parent) {
-      for (std::int32_t b = bfs_[a].parent; b >= 0; b = bfs_[b].parent) {
-        if (bfs_[a].bucket == bfs_[b].bucket) return false;
-      }
-    }
+    const std::ptrdiff_t n = detail::find_displacement_path<kBfsNodes, kBfsChunkParents>(
+        table_, [this](std::uint64_t bucket, std::uint32_t fp) { return alternate(bucket, fp); },
+        p.bucket, p.alt, p.fingerprint, max_kicks_, bfs_.data());
+    if (n < 0) return false;
+    move_along(static_cast<std::size_t>(n), p.fingerprint);
     return true;
   }
 

@@ -58,6 +58,7 @@
 #include "cuckoo/concurrent/atomic_packed_table.hpp"
 #include "cuckoo/concurrent/striped_versions.hpp"
 #include "cuckoo/config.hpp"
+#include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/filter.hpp"
 #include "cuckoo/hash.hpp"
@@ -290,12 +291,7 @@ class BasicConcurrentFilter {
     std::uint64_t alt;
     std::uint32_t fingerprint;
   };
-  struct BfsNode {
-    std::uint64_t bucket;
-    std::int32_t parent;
-    std::uint32_t slot;
-    std::uint32_t moved;
-  };
+  using BfsNode = detail::BfsNode;
   struct Displacement {
     std::uint64_t bucket;
     unsigned slot;
@@ -316,15 +312,9 @@ class BasicConcurrentFilter {
 
   static std::vector<std::uint32_t> offset_table(const Addressing& addressing, unsigned bits,
                                                  std::size_t table_bytes) {
-    std::vector<std::uint32_t> offsets;
-    if (!kMayKeepOffsets || bits > kOffsetTableMaxBits || table_bytes < kOffsetTableMinBytes) {
-      return offsets;
-    }
-    offsets.resize(std::size_t{1} << bits);
-    for (std::uint32_t fp = 0; fp < offsets.size(); ++fp) {
-      offsets[fp] = static_cast<std::uint32_t>(addressing.offset(fp));
-    }
-    return offsets;
+    if (!kMayKeepOffsets) return {};
+    return detail::offset_table(addressing, bits, table_bytes, kOffsetTableMaxBits,
+                                kOffsetTableMinBytes);
   }
 
   std::size_t second_bucket_prefetch_size() const noexcept {
@@ -441,48 +431,15 @@ class BasicConcurrentFilter {
     return false;
   }
 
-  /// BasicFilter::bfs_insert without locks, then the moves under locks (see the top).
+  /// BasicFilter's path search without locks (detail/path_search.hpp), then the moves under locks
+  /// (see the top).
   PathResult insert_by_path(const Probe& p) noexcept {
     std::array<BfsNode, kBfsNodes> bfs;
-    std::size_t count = 0;
-    bfs[count++] = {p.bucket, -1, 0, p.fingerprint};
-    bfs[count++] = {p.alt, -1, 0, p.fingerprint};
-    std::size_t level_begin = 0;
-    for (unsigned depth = 1; depth <= max_kicks_ && count < kBfsNodes; ++depth) {
-      const std::size_t level_end = count;
-      for (std::size_t first = level_begin; first < level_end && count < kBfsNodes;
-           first += kBfsChunkParents) {
-        const std::size_t chunk_begin = count;
-        const std::size_t last = std::min(first + kBfsChunkParents, level_end);
-        for (std::size_t n = first; n < last && count < kBfsNodes; ++n) {
-          const std::uint64_t bucket = bfs[n].bucket;
-          const auto entries = table_.entries(bucket);
-          for (unsigned slot = 0; slot < kBucketSize && count < kBfsNodes; ++slot) {
-            const std::uint32_t moved = entries[slot];
-            if (moved == 0) continue;
-            const std::uint64_t child = alternate(bucket, moved);
-            table_.prefetch(child);
-            bfs[count++] = {child, static_cast<std::int32_t>(n), slot, moved};
-          }
-        }
-        for (std::size_t n = chunk_begin; n < count; ++n) {
-          if (table_.has_free(bfs[n].bucket) && path_is_simple(bfs, n)) {
-            return move_along(bfs, n, p);
-          }
-        }
-      }
-      level_begin = level_end;
-    }
-    return PathResult::kNoPath;
-  }
-
-  static bool path_is_simple(const std::array<BfsNode, kBfsNodes>& bfs, std::size_t n) noexcept {
-    for (auto a = static_cast<std::int32_t>(n); a >= 0; a = bfs[a].parent) {
-      for (std::int32_t b = bfs[a].parent; b >= 0; b = bfs[b].parent) {
-        if (bfs[a].bucket == bfs[b].bucket) return false;
-      }
-    }
-    return true;
+    const std::ptrdiff_t n = detail::find_displacement_path<kBfsNodes, kBfsChunkParents>(
+        table_, [this](std::uint64_t bucket, std::uint32_t fp) { return alternate(bucket, fp); },
+        p.bucket, p.alt, p.fingerprint, max_kicks_, bfs.data());
+    if (n < 0) return PathResult::kNoPath;
+    return move_along(bfs, static_cast<std::size_t>(n), p);
   }
 
   /// The path ending at node `n`, free end first: each move checked and made under the two
