@@ -336,11 +336,11 @@ class BasicConcurrentFilter {
 #ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
     return read();  // mutation: unvalidated reads (the tests must then fail)
 #endif
+    concurrent::StripedVersions::PairRead optimistic(stripes_, s1, s2);
     for (unsigned attempt = 0; attempt < kOptimisticReads; ++attempt) {
-      const std::uint32_t v1 = stripes_.read_begin(s1);
-      const std::uint32_t v2 = stripes_.read_begin(s2);
+      optimistic.begin();
       const auto result = read();
-      if (stripes_.read_valid(s1, v1, s2, v2)) [[likely]]
+      if (optimistic.valid()) [[likely]]
         return result;
       concurrent::cpu_relax();
     }

@@ -105,10 +105,6 @@ class StripedVersions {
 
   // ---- Readers --------------------------------------------------------------------------------
 
-  /// The stripe's version before an optimistic read (odd: a writer is inside; the read will fail).
-  std::uint32_t read_begin(std::size_t stripe) const noexcept {
-    return version(stripe).load(std::memory_order_acquire);
-  }
   /// An optimistic read of two stripes: begin() before the bucket reads, valid() after. Holds the
   /// two counters' addresses, so the loop of a lookup loads nothing else to find them.
   class PairRead {
@@ -134,20 +130,6 @@ class StripedVersions {
     std::uint32_t* c2_;
     std::uint32_t v1_ = 1, v2_ = 1;
   };
-
-  /// After the bucket reads (acquire loads): true if both stripes were even at read_begin and
-  /// nobody wrote either since; one branch for both.
-  bool read_valid(std::size_t s1, std::uint32_t v1, std::size_t s2,
-                  std::uint32_t v2) const noexcept {
-    const std::uint32_t now1 = version(s1).load(std::memory_order_relaxed);
-    const std::uint32_t now2 = version(s2).load(std::memory_order_relaxed);
-    return (((v1 | v2) & 1) | (now1 ^ v1) | (now2 ^ v2)) == 0;
-  }
-  /// After the bucket reads (acquire loads): true if the stripe was even at read_begin and nobody
-  /// wrote it since.
-  bool read_valid(std::size_t stripe, std::uint32_t begun) const noexcept {
-    return (begun & 1) == 0 && version(stripe).load(std::memory_order_relaxed) == begun;
-  }
 
   // ---- Writers --------------------------------------------------------------------------------
 
