@@ -75,7 +75,7 @@ class AtomicPackedTable {
 
   AtomicPackedTable(std::uint64_t bucket_count, unsigned bits)
       : bucket_count_(bucket_count),
-        bits_(check_bits(bits)),
+        bits_(packed_table_type::check_bits(bits)),
         packed_bytes_(bytes_for(bucket_count, bits)),
         buffer_((packed_bytes_ + 7) / 8 * 8 + sizeof(std::uint64_t)) {
     group_ = kSlots;
@@ -226,17 +226,6 @@ class AtomicPackedTable {
   static constexpr std::uint64_t low_mask(unsigned bits) noexcept {
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   }
-  static unsigned check_bits(unsigned bits) {
-    if (bits < kMinBits || bits > kMaxBits) {
-      throw std::invalid_argument("fingerprint_bits must be in 2..32, got " + std::to_string(bits));
-    }
-    if (kFixedBits != 0 && bits != kFixedBits) {
-      throw std::invalid_argument("this table is compiled for " + std::to_string(kFixedBits) +
-                                  "-bit fingerprints, got " + std::to_string(bits));
-    }
-    return bits;
-  }
-
   std::uint64_t entry_mask() const noexcept { return low_mask(fingerprint_bits()); }
   unsigned group() const noexcept {
     if constexpr (kFixedBits != 0) {

@@ -110,6 +110,19 @@ class PackedTable {
   }
 
  public:
+  /// `bits` if a table of this type can hold fingerprints that wide, else std::invalid_argument
+  /// naming the problem (also for tables with the same layout, such as AtomicPackedTable).
+  static unsigned check_bits(unsigned bits) {
+    if (bits < kMinBits || bits > kMaxBits) {
+      throw std::invalid_argument("fingerprint_bits must be in 2..32, got " + std::to_string(bits));
+    }
+    if (kFixedBits != 0 && bits != kFixedBits) {
+      throw std::invalid_argument("this table is compiled for " + std::to_string(kFixedBits) +
+                                  "-bit fingerprints, got " + std::to_string(bits));
+    }
+    return bits;
+  }
+
   std::uint64_t bucket_count() const noexcept { return bucket_count_; }
   unsigned fingerprint_bits() const noexcept { return kFixedBits != 0 ? kFixedBits : bits_; }
   std::size_t memory_bytes() const noexcept { return buffer_.size(); }
@@ -415,16 +428,6 @@ class PackedTable {
   static constexpr unsigned kWindowBits = 57;  // 64 bits loaded minus up to 7 bits of offset
   static constexpr std::size_t kTailPadding = 8;
 
-  static unsigned check_bits(unsigned bits) {
-    if (bits < kMinBits || bits > kMaxBits) {
-      throw std::invalid_argument("fingerprint_bits must be in 2..32, got " + std::to_string(bits));
-    }
-    if (kFixedBits != 0 && bits != kFixedBits) {
-      throw std::invalid_argument("this table is compiled for " + std::to_string(kFixedBits) +
-                                  "-bit fingerprints, got " + std::to_string(bits));
-    }
-    return bits;
-  }
   static detail::ExternalStorage check_storage(detail::ExternalStorage storage,
                                                std::uint64_t bucket_count, unsigned bits) {
     if (storage.size != bytes_for(bucket_count, bits)) {
