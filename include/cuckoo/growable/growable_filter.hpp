@@ -1,0 +1,539 @@
+// cuckoo/growable/growable_filter.hpp — a cuckoo filter that doubles when it is full, without the
+// original keys, with the false-positive rate held near its target and two buckets per lookup.
+//
+// The idea (InfiniFilter, Dayan et al. SIGMOD 2023; the Taffy cuckoo filter, Apple 2021): when the
+// table doubles, every stored fingerprint gives one of its bits to the bucket index, and entries
+// inserted later get longer fingerprints, so the old, shortened entries are a shrinking share of
+// the table and the sum of everyone's false matches stays bounded.
+//
+// Addressing. The table has two sides of M = m0·2^g buckets each after g doublings (m0 from the
+// starting capacity, any size). A key's 64-bit hash h gives a base bucket B = (h_hi32 · m0) >> 32
+// and a bit string w = mix(h) (a bijection of h), read from its most significant bit down. Its
+// first bucket is on side 0 at B·2^g + (the top g bits of w), so the children of a first bucket i
+// are 2i and 2i + 1; the next bits of w are its fingerprint, and the first fingerprint bit names
+// the child when the table doubles.
+//
+// Slots. A slot of W bits holds an entry whose fingerprint has ℓ ≤ W − 1 bits: the ℓ bits at the
+// top, then a 1 (the marker), then zeros; an empty slot is 0. A doubling shifts each entry left by
+// one (its top bit goes to the index; the marker climbs), and the wider slots of the next
+// generation append zeros. A lookup compares a slot v against the key's next W bits kv only above
+// v's marker: ((v ^ kv) & ~(low | (low − 1))) == 0 with low = v & −v.
+//
+// Second bucket (partial-key cuckoo hashing, paper §3.1, on two sides as in the Taffy filter).
+// Its tag t is the first k fingerprint bits of the entry now (they slide down w as the table
+// grows, so the entries of one bucket keep 2^k different second buckets at every size):
+//
+//     second = side 1, ((B + H(t)) mod m0)·2^g + (top g bits of w) ⊕ (low g bits of X(t)),
+//
+// with the same entry stored there. The side tells an entry whether it sits in its first or its
+// second bucket, so either can be computed from the other (H and X come from a table of 2^k).
+// An entry that has fewer than k bits left cannot know its tag: it is pinned to its first bucket
+// (displacement never picks it), and those are the entries older than about L_0 − k doublings,
+// a few per cent of the table.
+//
+// Doubling. Every entry is taken back to its first bucket, moves to the child its leading bit
+// names, and is placed in the new table as an insert would place it (first the child, then the
+// second bucket under the new tag, then displacement). The table is rebuilt in one pass with no
+// key; a doubling that cannot place everything (or get memory) leaves the filter as it was.
+//
+// Fingerprint lengths and the false-positive rate. Let f = ceil(log2(2b/ε)), the fixed filter's
+// width for target ε. An entry inserted in generation j compares L_j = f + 1 + ceil(log2(j + 1))
+// bits, stored in slots of W_j = L_j + 1 bits, and loses one bit per doubling. Just before the next
+// doubling of generation g, with the table at load α, generation 0 holds a share 2^−g of the items
+// at L_0 − g bits and generation j ≥ 1 a share 2^−(g−j+1) at L_j − (g − j) bits, so a negative
+// lookup, which sees 2bα entries, matches
+//
+//     FPR(g) ≈ 2bα·2^−L_0 + Σ_{j=1..g} bα·2^−L_j = (2bα·2^−f)·(1/2 + (1/4)·Σ_{j=1..g} 2^−ceil(log2(j+1)))
+//
+// Each octave of generations (j = 2^(k−1) .. 2^k − 1) adds 1/2 to the sum, and 2bα·2^−f ≤ ε, so
+// FPR ≤ ε·(1/2 + octaves/8): held under ε for the first 15 doublings (32768×, four octaves), and
+// then it gives way slowly — 1.06ε at 17 doublings (10^5×), 1.19ε at 31. expected_fpr() sums the
+// same terms over the entries actually stored; the tests hold measured rates to it.
+//
+// Memory. Slots are W_g = f + 2 + ceil(log2(g + 1)) bits: the fixed filter's f plus one bit of
+// length and one of precision, plus the widening; the table holds b·m0·2^g of them.
+//
+// Entries that run out of bits. An entry of generation 0 has no bits left after L_0 doublings; at
+// the next it is copied into both children (it cannot know which one its key names), each copy
+// pinned and matching its subtree's keys. Such copies are a 2^−L_0 share of the table. Erasing a
+// key whose entry has been copied removes the copy in its own buckets; the others stay as
+// false-positive-only residue.
+//
+// Deletes remove, of the entries in a key's two buckets that match it, the one with the longest
+// fingerprint (InfiniFilter's rule). If entries X (ℓ_X bits) and Y (ℓ_Y ≥ ℓ_X) both match a key,
+// they agree with it, and so with each other, on their first ℓ_X bits: removing Y leaves X, which
+// matches every key Y matched. So an erase of an inserted key never causes a false negative.
+//
+// Limits, documented and checked: at most 31 doublings, slots of at most 32 bits, f ≥ 7, a memory
+// limit set with set_memory_limit(), and at most 2b copies of one key (a pair of full buckets of the
+// same fingerprint cannot be split by doubling). Past any of them insert() returns false and
+// changes nothing.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <new>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cuckoo/config.hpp"
+#include "cuckoo/detail/rng.hpp"
+#include "cuckoo/hash.hpp"
+#include "cuckoo/sizing.hpp"
+#include "cuckoo/table/packed_table.hpp"
+
+namespace cuckoo {
+
+namespace growth {
+/// Most doublings a growable filter makes (its bucket index then has 31 bits of w).
+inline constexpr unsigned kMaxDoublings = 31;
+/// Widest slot: the packed table's widest entry.
+inline constexpr unsigned kMaxSlotBits = 32;
+/// Bits of w that choose a key's alternate (2^k alternates per bucket, as an f = 8 filter has).
+inline constexpr unsigned kTagBits = 8;
+
+constexpr unsigned ceil_log2(unsigned x) noexcept {
+  return x <= 1 ? 0 : static_cast<unsigned>(std::bit_width(x - 1));
+}
+/// Bits an entry inserted in generation g compares: L_g = f + 1 + ceil(log2(g + 1)).
+constexpr unsigned compared_bits(unsigned base_bits, unsigned generation) noexcept {
+  return base_bits + 1 + ceil_log2(generation + 1);
+}
+/// Slot width of generation g: W_g = L_g + 1 (the marker).
+constexpr unsigned slot_bits(unsigned base_bits, unsigned generation) noexcept {
+  return compared_bits(base_bits, generation) + 1;
+}
+/// The bound of the header essay at full load (α = 1): 2b·2^−L_0 + Σ_{j=1..g} b·2^−L_j.
+inline double fpr_bound(unsigned bucket_size, unsigned base_bits, unsigned generation) noexcept {
+  double sum = 2.0 * bucket_size * std::ldexp(1.0, -static_cast<int>(compared_bits(base_bits, 0)));
+  for (unsigned j = 1; j <= generation; ++j) {
+    sum += bucket_size * std::ldexp(1.0, -static_cast<int>(compared_bits(base_bits, j)));
+  }
+  return sum;
+}
+/// murmur3's 64-bit finalizer: a bijection, so w keeps all 64 bits of the hash's entropy.
+constexpr std::uint64_t mix(std::uint64_t h) noexcept {
+  h ^= h >> 33;
+  h *= 0xFF51AFD7ED558CCDull;
+  h ^= h >> 33;
+  h *= 0xC4CEB9FE1A85EC53ull;
+  return h ^ (h >> 33);
+}
+}  // namespace growth
+
+/// A growable cuckoo filter with kSlots entries per bucket (2, 4 or 8). Not thread-safe.
+///
+/// `Hash` is any Hasher; the filter keeps its seed, so equal Configs give equal filters.
+template <unsigned kSlots, Hasher Hash = Xxh3Hasher>
+class BasicGrowableFilter {
+  static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8, "bucket size must be 2, 4 or 8");
+
+ public:
+  using table_type = PackedTable<kSlots>;
+  static constexpr unsigned kBucketSize = kSlots;
+
+  /// Starts at cfg.capacity and holds cfg.target_fpr (or the rate of cfg.fingerprint_bits) as it
+  /// grows. Throws std::invalid_argument on a Config that cannot work, or one with semi_sort.
+  explicit BasicGrowableFilter(const Config& cfg = {})
+      : BasicGrowableFilter(checked_layout(cfg), cfg) {}
+
+  // ---- Single-key operations -----------------------------------------------------------------
+
+  /// Adds one copy of key, doubling the table when it is full. False, with the set unchanged, only
+  /// past a documented limit (see the header) or when memory cannot be had.
+  template <Key K>
+  bool insert(const K& key) {
+    return insert_hash(hash_key(hasher_, key));
+  }
+  /// True if key may be in the set; false means it certainly is not.
+  template <Key K>
+  bool contains(const K& key) const noexcept {
+    return contains_hash(hash_key(hasher_, key));
+  }
+  /// Removes the longest matching entry of key's two buckets; false if none matches. Erasing a key
+  /// that was never inserted may remove another key's entry: only erase what you inserted.
+  template <Key K>
+  bool erase(const K& key) noexcept {
+    return erase_hash(hash_key(hasher_, key));
+  }
+  /// Entries matching key in its two buckets: its copies plus any false matches.
+  template <Key K>
+  std::size_t count(const K& key) const noexcept {
+    return count_hash(hash_key(hasher_, key));
+  }
+
+  bool insert_hash(std::uint64_t hash) {
+    Probe p = probe_of(hash);
+    if (place(p.first, p.key | 1u)) return ++size_, true;
+    if (full_copies(p) == 2 * kSlots) return false;  // doubling cannot split identical entries
+    if (!grow()) return false;
+    p = probe_of(hash);
+    if (!place(p.first, p.key | 1u)) return false;  // at half load: not seen in practice
+    return ++size_, true;
+  }
+
+  bool contains_hash(std::uint64_t hash) const noexcept { return contains_probe(probe_of(hash)); }
+
+  bool erase_hash(std::uint64_t hash) noexcept {
+    const Probe p = probe_of(hash);
+    std::uint64_t best_bucket = 0;
+    unsigned best_slot = kSlots;
+    std::uint32_t best_low = 0;
+    for (const std::uint64_t bucket : {p.first, p.second}) {
+      const auto entries = table_.entries(bucket);
+      for (unsigned s = 0; s < kSlots; ++s) {
+        const std::uint32_t low = entries[s] & (0u - entries[s]);
+        if (matches(entries[s], p.key) && (best_slot == kSlots || low < best_low)) {
+          best_bucket = bucket, best_slot = s, best_low = low;
+        }
+      }
+    }
+    if (best_slot == kSlots) return false;
+    table_.write(best_bucket, best_slot, 0);
+    --size_;
+    return true;
+  }
+
+  std::size_t count_hash(std::uint64_t hash) const noexcept {
+    const Probe p = probe_of(hash);
+    return count_in(p.first, p.key) + count_in(p.second, p.key);
+  }
+
+  // ---- Batches: the same answers as the single-key calls, in order ---------------------------
+
+  /// out[i] = contains(keys[i]); out.size() must be at least keys.size(). Hashes a group of keys
+  /// and prefetches their buckets before probing any, so that their misses overlap.
+  template <Key K>
+  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    std::array<Probe, kBatchGroup> probes;
+    for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
+      const std::size_t n = std::min(kBatchGroup, keys.size() - start);
+      for (std::size_t i = 0; i < n; ++i) {
+        probes[i] = probe_of(hash_key(hasher_, keys[start + i]));
+        table_.prefetch_for_lookup(probes[i].first);
+        table_.prefetch_for_lookup(probes[i].second);
+      }
+      for (std::size_t i = 0; i < n; ++i) out[start + i] = contains_probe(probes[i]);
+    }
+  }
+  /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
+  template <Key K>
+  std::size_t insert(std::span<const K> keys) {
+    std::size_t done = 0;
+    while (done < keys.size() && insert(keys[done])) ++done;
+    return done;
+  }
+  /// Erases each key once; returns how many were found.
+  template <Key K>
+  std::size_t erase(std::span<const K> keys) noexcept {
+    std::size_t found = 0;
+    for (const K& key : keys) found += erase(key);
+    return found;
+  }
+
+  // ---- Shape and state -----------------------------------------------------------------------
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  /// Items the current table is sized for: the starting capacity times 2^doublings.
+  std::size_t capacity() const noexcept { return initial_capacity_ << generation_; }
+  std::size_t initial_capacity() const noexcept { return initial_capacity_; }
+  /// Buckets on both sides.
+  std::uint64_t bucket_count() const noexcept { return 2 * side_buckets_; }
+  /// Buckets of the starting table (both sides).
+  std::uint64_t initial_bucket_count() const noexcept { return 2 * base_buckets_; }
+  std::uint64_t slot_count() const noexcept { return bucket_count() * kSlots; }
+  double load_factor() const noexcept {
+    return static_cast<double>(size_) / static_cast<double>(slot_count());
+  }
+  unsigned bucket_size() const noexcept { return kSlots; }
+  std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
+  /// Times the table has doubled.
+  unsigned doublings() const noexcept { return generation_; }
+  /// The fixed filter's width f for the target rate; the widths below derive from it.
+  unsigned base_fingerprint_bits() const noexcept { return base_bits_; }
+  /// Bits an entry inserted now compares (L_g).
+  unsigned fingerprint_bits() const noexcept {
+    return growth::compared_bits(base_bits_, generation_);
+  }
+  /// Bits the oldest entries still compare (0 once generation 0 has run out).
+  unsigned shortest_fingerprint_bits() const noexcept {
+    const unsigned first = growth::compared_bits(base_bits_, 0);
+    return generation_ >= first ? 0 : first - generation_;
+  }
+  /// Width of a slot now (W_g = L_g + 1).
+  unsigned slot_bits() const noexcept { return slot_bits_; }
+  /// Fingerprint bits that choose a second bucket (k); entries with fewer left are pinned.
+  unsigned tag_bits() const noexcept { return tag_bits_; }
+  std::uint64_t seed() const noexcept { return seed_; }
+  unsigned max_kicks() const noexcept { return max_kicks_; }
+  const table_type& table() const noexcept { return table_; }
+
+  /// Caps the table's size in bytes (0: no cap). A doubling past it does not happen, and the
+  /// insert that needed it returns false with the set unchanged.
+  void set_memory_limit(std::size_t bytes) noexcept { memory_limit_ = bytes; }
+  std::size_t memory_limit() const noexcept { return memory_limit_; }
+
+  /// The false-positive rate the header's arithmetic predicts for the entries stored now: a random
+  /// absent key has one bucket on each side, and an entry of ℓ bits there matches it with
+  /// probability 2^−ℓ. Reads the whole table.
+  double expected_fpr() const noexcept {
+    double sum = 0;
+    for (std::uint64_t bucket = 0; bucket < bucket_count(); ++bucket) {
+      for (const std::uint32_t v : table_.entries(bucket)) {
+        if (v != 0) sum += std::ldexp(1.0, -static_cast<int>(length_of(v)));
+      }
+    }
+    return sum / static_cast<double>(side_buckets_);
+  }
+
+  /// Empties the filter; the grown table is kept.
+  void clear() noexcept {
+    table_.clear();
+    size_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kBatchGroup = 16;
+  /// Fewest fingerprint bits a generation-0 entry may start with (f ≥ 7), so that k ≥ 4.
+  static constexpr unsigned kMinFirstBits = 8;
+
+  struct Probe {
+    std::uint64_t first, second;
+    std::uint32_t key;  // the key's next slot_bits_ bits of w, as a slot compares them
+  };
+  struct Alternation {
+    std::uint64_t base_offset;  // H(t), in [0, m0)
+    std::uint64_t flip;         // X(t); its low g bits flip the extension bits
+  };
+  struct Displacement {
+    std::uint64_t bucket;
+    unsigned slot;
+    std::uint32_t victim;  // the entry the walk took out of (bucket, slot)
+  };
+
+  static Layout checked_layout(const Config& cfg) {
+    if (cfg.semi_sort) detail::invalid("growable filters do not support semi_sort");
+    Layout layout = plan(cfg);
+    if (growth::compared_bits(layout.fingerprint_bits, 0) < kMinFirstBits) {
+      detail::invalid("a growable filter needs fingerprints of at least 7 bits (target_fpr <= " +
+                      std::to_string(2.0 * cfg.bucket_size / 128) + " for this bucket size), got " +
+                      std::to_string(layout.fingerprint_bits));
+    }
+    if (growth::slot_bits(layout.fingerprint_bits, 0) > growth::kMaxSlotBits) {
+      detail::invalid("a growable filter needs f + 2 bits per slot; f = " +
+                      std::to_string(layout.fingerprint_bits) + " leaves no room in 32");
+    }
+    if (layout.bucket_size != kSlots) {
+      detail::invalid("bucket_size does not match this filter type");
+    }
+    return layout;
+  }
+
+  BasicGrowableFilter(const Layout& layout, const Config& cfg)
+      : base_bits_(layout.fingerprint_bits),
+        base_buckets_(layout.bucket_count / 2),
+        side_buckets_(base_buckets_),
+        slot_bits_(growth::slot_bits(base_bits_, 0)),
+        table_(2 * base_buckets_, slot_bits_),
+        hasher_(cfg.seed),
+        rng_(cfg.seed ^ 0x6A09E667F3BCC908ull),
+        seed_(cfg.seed),
+        initial_capacity_(cfg.capacity),
+        max_kicks_(cfg.max_kicks),
+        walk_(cfg.max_kicks) {
+    const unsigned first = growth::compared_bits(base_bits_, 0);
+    tag_bits_ = std::min(growth::kTagBits, first - 4);
+    alternations_.resize(std::size_t{1} << tag_bits_);
+    for (std::uint64_t tag = 0; tag < alternations_.size(); ++tag) {
+      const std::uint64_t mixed = growth::mix(tag ^ 0x243F6A8885A308D3ull);
+      alternations_[tag] = {((mixed >> 32) * base_buckets_) >> 32, growth::mix(mixed)};
+    }
+    set_generation(0);
+  }
+
+  void set_generation(unsigned generation) noexcept {
+    generation_ = generation;
+    side_buckets_ = base_buckets_ << generation;
+    slot_bits_ = growth::slot_bits(base_bits_, generation);
+    extension_mask_ = (std::uint64_t{1} << generation) - 1;
+    extension_shift_ = generation == 0 ? 0 : 64 - generation;
+    pinned_below_ = std::uint32_t{1} << (slot_bits_ - 1 - tag_bits_);
+  }
+
+  const Alternation& alternation_of(std::uint32_t v) const noexcept {
+    return alternations_[v >> (slot_bits_ - tag_bits_)];
+  }
+
+  /// The second bucket of an entry whose first bucket is `first` (v must not be pinned).
+  std::uint64_t second_of(std::uint64_t first, std::uint32_t v) const noexcept {
+    const Alternation& a = alternation_of(v);
+    std::uint64_t base = (first >> generation_) + a.base_offset;
+    if (base >= base_buckets_) base -= base_buckets_;
+    return side_buckets_ + ((base << generation_) | ((first ^ a.flip) & extension_mask_));
+  }
+  /// The first bucket of an entry stored in its second bucket `second`.
+  std::uint64_t first_of(std::uint64_t second, std::uint32_t v) const noexcept {
+    const Alternation& a = alternation_of(v);
+    const std::uint64_t local = second - side_buckets_;
+    std::uint64_t base = local >> generation_;
+    base = base >= a.base_offset ? base - a.base_offset : base + base_buckets_ - a.base_offset;
+    return (base << generation_) | ((local ^ a.flip) & extension_mask_);
+  }
+  std::uint64_t partner(std::uint64_t bucket, std::uint32_t v) const noexcept {
+    return bucket < side_buckets_ ? second_of(bucket, v) : first_of(bucket, v);
+  }
+  /// Fewer than k bits left: the entry cannot know its tag and stays in its first bucket.
+  bool pinned(std::uint32_t v) const noexcept { return (v & (0u - v)) > pinned_below_; }
+
+  Probe probe_of(std::uint64_t hash) const noexcept {
+    const std::uint64_t base = ((hash >> 32) * base_buckets_) >> 32;
+    const std::uint64_t w = growth::mix(hash);
+    Probe p;
+    p.first = (base << generation_) | ((w >> extension_shift_) & extension_mask_);
+    p.key = static_cast<std::uint32_t>((w << generation_) >> (64 - slot_bits_));
+    p.second = second_of(p.first, p.key | 1u);
+    return p;
+  }
+
+  /// v matches the key bits kv above v's marker; an empty slot (0) matches nothing.
+  static bool matches(std::uint32_t v, std::uint32_t kv) noexcept {
+    const std::uint32_t low = v & (0u - v);
+    return low != 0 && ((v ^ kv) & ~(low | (low - 1))) == 0;
+  }
+  /// Fingerprint bits of a non-empty slot: those above its marker.
+  unsigned length_of(std::uint32_t v) const noexcept {
+    return slot_bits_ - 1 - static_cast<unsigned>(std::countr_zero(v));
+  }
+
+  bool bucket_matches(std::uint64_t bucket, std::uint32_t kv) const noexcept {
+    bool hit = false;
+    for (const std::uint32_t v : table_.entries(bucket)) hit |= matches(v, kv);
+    return hit;
+  }
+  std::size_t count_in(std::uint64_t bucket, std::uint32_t kv) const noexcept {
+    std::size_t n = 0;
+    for (const std::uint32_t v : table_.entries(bucket)) n += matches(v, kv);
+    return n;
+  }
+  bool contains_probe(const Probe& p) const noexcept {
+    return bucket_matches(p.first, p.key) || bucket_matches(p.second, p.key);
+  }
+  std::size_t full_copies(const Probe& p) const noexcept {
+    std::size_t n = 0;
+    for (const std::uint64_t bucket : {p.first, p.second}) {
+      for (const std::uint32_t v : table_.entries(bucket)) n += v == (p.key | 1u);
+    }
+    return n;
+  }
+
+  /// Places entry v whose first bucket is `first`, as an insert does: its first bucket, its second
+  /// (unless pinned), then a displacement walk. False, with the table unchanged, if it finds none.
+  bool place(std::uint64_t first, std::uint32_t v) noexcept {
+    if (table_.try_place(first, v)) return true;
+    if (!pinned(v) && table_.try_place(second_of(first, v), v)) return true;
+    return kick_walk(first, v);
+  }
+
+  /// Random-walk displacement that puts `value` into `bucket`; never moves a pinned entry. On
+  /// failure every slot it changed gets its old entry back, in reverse order.
+  bool kick_walk(std::uint64_t bucket, std::uint32_t value) noexcept {
+    std::uint32_t carried = value;
+    unsigned kick = 0;
+    for (; kick < max_kicks_; ++kick) {
+      const auto entries = table_.entries(bucket);
+      auto slot = static_cast<unsigned>(rng_() & (kSlots - 1));
+      unsigned tries = 0;
+      while (tries < kSlots && pinned(entries[slot])) slot = (slot + 1) & (kSlots - 1), ++tries;
+      if (tries == kSlots) break;  // a bucket of pinned entries: nothing here can move
+      const std::uint32_t victim = table_.exchange(bucket, slot, carried);
+      walk_[kick] = {bucket, slot, victim};
+      bucket = partner(bucket, victim);
+      carried = victim;
+      if (table_.try_place(bucket, carried)) return true;
+    }
+    while (kick-- > 0) table_.write(walk_[kick].bucket, walk_[kick].slot, walk_[kick].victim);
+    return false;
+  }
+
+  /// Doubles the table. Every entry goes back to its first bucket, on to the child its leading
+  /// bit names (both children when it has no bits left), and into the new table as an insert
+  /// places it. On any failure the filter is left exactly as it was.
+  bool grow() {
+    const unsigned next_generation = generation_ + 1;
+    if (next_generation > growth::kMaxDoublings) return false;
+    const unsigned next_bits = growth::slot_bits(base_bits_, next_generation);
+    if (next_bits > growth::kMaxSlotBits) return false;
+    const std::uint64_t next_buckets = 2 * bucket_count();
+    if (memory_limit_ != 0 && table_type::bytes_for(next_buckets, next_bits) > memory_limit_) {
+      return false;
+    }
+    table_type next;
+    try {
+      next = table_type(next_buckets, next_bits);
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
+    table_type previous = std::move(table_);
+    table_ = std::move(next);
+    const unsigned old_bits = slot_bits_;
+    const std::uint64_t old_side = side_buckets_;
+    const auto restore = [&] {
+      table_ = std::move(previous);
+      set_generation(next_generation - 1);
+      return false;
+    };
+    // The old geometry answers first_of(); the new one places. Side 0 first: its entries land in
+    // their children in address order, nearly always in the first bucket tried.
+    for (unsigned side = 0; side < 2; ++side) {
+      for (std::uint64_t local = 0; local < old_side; ++local) {
+        const std::uint64_t bucket = side * old_side + local;
+        for (const std::uint32_t v : previous.entries(bucket)) {
+          if (v == 0) continue;
+          set_generation(next_generation - 1);
+          const std::uint64_t first = side == 0 ? bucket : first_of(bucket, v);
+          set_generation(next_generation);
+          if (v == std::uint32_t{1} << (old_bits - 1)) {  // no bits left: a copy in each child
+            const std::uint32_t copy = std::uint32_t{1} << (next_bits - 1);
+            if (!place(2 * first, copy) || !place(2 * first + 1, copy)) return restore();
+            continue;
+          }
+          const std::uint32_t old_mask = old_bits == 32 ? ~0u : (1u << old_bits) - 1;
+          const std::uint32_t shifted = ((v << 1) & old_mask) << (next_bits - old_bits);
+          if (!place(2 * first + (v >> (old_bits - 1)), shifted)) return restore();
+        }
+      }
+    }
+    return true;
+  }
+
+  unsigned base_bits_;
+  std::uint64_t base_buckets_;  // m0: buckets per side in generation 0
+  std::uint64_t side_buckets_;  // M = m0·2^g
+  unsigned slot_bits_;
+  table_type table_;
+  Hash hasher_;
+  detail::SplitMix64 rng_;
+  std::uint64_t seed_;
+  std::size_t size_ = 0;
+  std::size_t initial_capacity_;
+  unsigned max_kicks_;
+  std::vector<Displacement> walk_;
+  std::vector<Alternation> alternations_;
+  unsigned tag_bits_ = 0;
+  unsigned generation_ = 0;
+  std::uint64_t extension_mask_ = 0;
+  unsigned extension_shift_ = 0;
+  std::uint32_t pinned_below_ = 0;
+  std::size_t memory_limit_ = 0;
+};
+
+}  // namespace cuckoo
