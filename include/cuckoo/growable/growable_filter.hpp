@@ -43,7 +43,8 @@
 // at L_0 − g bits and generation j ≥ 1 a share 2^−(g−j+1) at L_j − (g − j) bits, so a negative
 // lookup, which sees 2bα entries, matches
 //
-//     FPR(g) ≈ 2bα·2^−L_0 + Σ_{j=1..g} bα·2^−L_j = (2bα·2^−f)·(1/2 + (1/4)·Σ_{j=1..g} 2^−ceil(log2(j+1)))
+//     FPR(g) ≈ 2bα·2^−L_0 + Σ_{j=1..g} bα·2^−L_j = (2bα·2^−f)·(1/2 + (1/4)·Σ_{j=1..g}
+//     2^−ceil(log2(j+1)))
 //
 // Each octave of generations (j = 2^(k−1) .. 2^k − 1) adds 1/2 to the sum, and 2bα·2^−f ≤ ε, so
 // FPR ≤ ε·(1/2 + octaves/8): held under ε for the first 15 doublings (32768×, four octaves), and
@@ -64,10 +65,11 @@
 // they agree with it, and so with each other, on their first ℓ_X bits: removing Y leaves X, which
 // matches every key Y matched. So an erase of an inserted key never causes a false negative.
 //
-// Limits, documented and checked: at most 31 doublings, slots of at most 32 bits, f ≥ 7, a memory
-// limit set with set_memory_limit(), and at most 2b copies of one key (a pair of full buckets of the
+// Limits, documented and checked: at most 31 doublings, slots of at most 32 bits, a memory limit
+// set with set_memory_limit(), and at most 2b copies of one key (a pair of full buckets of the
 // same fingerprint cannot be split by doubling). Past any of them insert() returns false and
-// changes nothing.
+// changes nothing. The base width f is at least 11: a target ε that derives a narrower one is
+// served at f = 11, so that the tag has k = 6 bits or more (see kMinBaseBits).
 #pragma once
 
 #include <algorithm>
@@ -99,6 +101,10 @@ inline constexpr unsigned kMaxDoublings = 31;
 inline constexpr unsigned kMaxSlotBits = 32;
 /// Bits of w that choose a key's alternate (2^k alternates per bucket, as an f = 8 filter has).
 inline constexpr unsigned kTagBits = 8;
+/// Narrowest base width f: a growable filter of a larger target ε uses f = 11 (so L_0 = 12 and
+/// k = 6). Narrower tags leave too few alternates: at k = 4 a b = 2 table filled to only 0.73
+/// after 8 doublings, against 0.89 at k = 6.
+inline constexpr unsigned kMinBaseBits = 11;
 
 constexpr unsigned ceil_log2(unsigned x) noexcept {
   return x <= 1 ? 0 : static_cast<unsigned>(std::bit_width(x - 1));
@@ -171,13 +177,14 @@ class BasicGrowableFilter {
   }
 
   bool insert_hash(std::uint64_t hash) {
-    Probe p = probe_of(hash);
-    if (place(p.first, p.key | 1u)) return ++size_, true;
-    if (full_copies(p) == 2 * kSlots) return false;  // doubling cannot split identical entries
-    if (!grow()) return false;
-    p = probe_of(hash);
-    if (!place(p.first, p.key | 1u)) return false;  // at half load: not seen in practice
-    return ++size_, true;
+    for (unsigned attempt = 0;; ++attempt) {
+      const Probe p = probe_of(hash);
+      if (place(p.first, p.key | 1u)) return ++size_, true;
+      if (full_copies(p) == 2 * kSlots) return false;  // doubling cannot split identical entries
+      // A walk fails at half load only when more than 2b entries share the key's bucket pair (the
+      // same first bucket and tag); a doubling slides every tag by a bit and parts them.
+      if (attempt == kMaxDoublingsPerInsert || !grow()) return false;
+    }
   }
 
   bool contains_hash(std::uint64_t hash) const noexcept { return contains_probe(probe_of(hash)); }
@@ -303,8 +310,13 @@ class BasicGrowableFilter {
 
  private:
   static constexpr std::size_t kBatchGroup = 16;
-  /// Fewest fingerprint bits a generation-0 entry may start with (f ≥ 7), so that k ≥ 4.
-  static constexpr unsigned kMinFirstBits = 8;
+  /// Doublings an entry of generation 0 stays movable: k = L_0 − 6, at most kTagBits, so pinned
+  /// entries are at most about 2^−6 of the table (more would lower the load it reaches, b = 2
+  /// first).
+  static constexpr unsigned kUnpinnedDoublings = 6;
+  /// Doublings one insert may ask for: one when the table is full, and rarely one more when more
+  /// than 2b entries share the new key's bucket pair right after it.
+  static constexpr unsigned kMaxDoublingsPerInsert = 3;
 
   struct Probe {
     std::uint64_t first, second;
@@ -323,11 +335,7 @@ class BasicGrowableFilter {
   static Layout checked_layout(const Config& cfg) {
     if (cfg.semi_sort) detail::invalid("growable filters do not support semi_sort");
     Layout layout = plan(cfg);
-    if (growth::compared_bits(layout.fingerprint_bits, 0) < kMinFirstBits) {
-      detail::invalid("a growable filter needs fingerprints of at least 7 bits (target_fpr <= " +
-                      std::to_string(2.0 * cfg.bucket_size / 128) + " for this bucket size), got " +
-                      std::to_string(layout.fingerprint_bits));
-    }
+    layout.fingerprint_bits = std::max(layout.fingerprint_bits, growth::kMinBaseBits);
     if (growth::slot_bits(layout.fingerprint_bits, 0) > growth::kMaxSlotBits) {
       detail::invalid("a growable filter needs f + 2 bits per slot; f = " +
                       std::to_string(layout.fingerprint_bits) + " leaves no room in 32");
@@ -351,7 +359,7 @@ class BasicGrowableFilter {
         max_kicks_(cfg.max_kicks),
         walk_(cfg.max_kicks) {
     const unsigned first = growth::compared_bits(base_bits_, 0);
-    tag_bits_ = std::min(growth::kTagBits, first - 4);
+    tag_bits_ = std::min(growth::kTagBits, first - kUnpinnedDoublings);
     alternations_.resize(std::size_t{1} << tag_bits_);
     for (std::uint64_t tag = 0; tag < alternations_.size(); ++tag) {
       const std::uint64_t mixed = growth::mix(tag ^ 0x243F6A8885A308D3ull);
@@ -436,31 +444,42 @@ class BasicGrowableFilter {
   }
 
   /// Places entry v whose first bucket is `first`, as an insert does: its first bucket, its second
-  /// (unless pinned), then a displacement walk. False, with the table unchanged, if it finds none.
+  /// (unless pinned), then a displacement walk from each. False, with the table unchanged, if it
+  /// finds none.
   bool place(std::uint64_t first, std::uint32_t v) noexcept {
     if (table_.try_place(first, v)) return true;
-    if (!pinned(v) && table_.try_place(second_of(first, v), v)) return true;
-    return kick_walk(first, v);
+    if (pinned(v)) return kick_walk(first, v);
+    const std::uint64_t second = second_of(first, v);
+    if (table_.try_place(second, v)) return true;
+    // A first bucket of pinned entries is a dead end for a walk that starts there.
+    return kick_walk(first, v) || kick_walk(second, v);
   }
 
-  /// Random-walk displacement that puts `value` into `bucket`; never moves a pinned entry. On
-  /// failure every slot it changed gets its old entry back, in reverse order.
+  /// Random-walk displacement that puts `value` into `bucket`; never moves a pinned entry. A walk
+  /// that reaches a bucket of pinned entries steps back and picks another victim. On failure
+  /// every slot it changed gets its old entry back, in reverse order.
   bool kick_walk(std::uint64_t bucket, std::uint32_t value) noexcept {
     std::uint32_t carried = value;
-    unsigned kick = 0;
-    for (; kick < max_kicks_; ++kick) {
+    unsigned depth = 0;
+    for (unsigned step = 0; step < max_kicks_; ++step) {
       const auto entries = table_.entries(bucket);
       auto slot = static_cast<unsigned>(rng_() & (kSlots - 1));
       unsigned tries = 0;
       while (tries < kSlots && pinned(entries[slot])) slot = (slot + 1) & (kSlots - 1), ++tries;
-      if (tries == kSlots) break;  // a bucket of pinned entries: nothing here can move
+      if (tries == kSlots) {  // nothing here can move: take back the last move
+        if (depth == 0) break;
+        const Displacement& last = walk_[--depth];
+        carried = table_.exchange(last.bucket, last.slot, last.victim);
+        bucket = last.bucket;
+        continue;
+      }
       const std::uint32_t victim = table_.exchange(bucket, slot, carried);
-      walk_[kick] = {bucket, slot, victim};
+      walk_[depth++] = {bucket, slot, victim};
       bucket = partner(bucket, victim);
       carried = victim;
       if (table_.try_place(bucket, carried)) return true;
     }
-    while (kick-- > 0) table_.write(walk_[kick].bucket, walk_[kick].slot, walk_[kick].victim);
+    while (depth-- > 0) table_.write(walk_[depth].bucket, walk_[depth].slot, walk_[depth].victim);
     return false;
   }
 
