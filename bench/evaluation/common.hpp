@@ -45,6 +45,8 @@ struct Scale {
   std::size_t lookup_queries;
   std::size_t fpr_queries;
   double point_seconds;  // a lookup point stops after this long, even short of lookup_queries
+  // growth (issue 14): the key count a growable filter started at 1000 items grows to.
+  std::size_t growth_final_keys;
 };
 
 inline Scale scale_named(const std::string& name) {
@@ -61,7 +63,8 @@ inline Scale scale_named(const std::string& name) {
             .throughput_runs = 2,
             .lookup_queries = 20'000,
             .fpr_queries = 100'000,
-            .point_seconds = 0.01};
+            .point_seconds = 0.01,
+            .growth_final_keys = 100'000};
   }
   // Default: what fits in about five minutes on two cores. m = 2^25 (128M slots per fill) would
   // take minutes per point, so the load experiment stops at 2^20 with one run and fewer widths
@@ -79,7 +82,8 @@ inline Scale scale_named(const std::string& name) {
             .throughput_runs = 3,
             .lookup_queries = 1'000'000,
             .fpr_queries = 4'000'000,
-            .point_seconds = 0.1};
+            .point_seconds = 0.1,
+            .growth_final_keys = 10'000'000};
   }
   // The paper: 192 MB filters (m = 2^25 buckets of four 12-bit entries), 10 runs everywhere,
   // load tables up to 2^30 buckets where memory allows.
@@ -95,7 +99,8 @@ inline Scale scale_named(const std::string& name) {
             .throughput_runs = 10,
             .lookup_queries = 10'000'000,
             .fpr_queries = 20'000'000,
-            .point_seconds = 1.0};
+            .point_seconds = 1.0,
+            .growth_final_keys = 100'000'000};
   }
   throw std::invalid_argument("unknown scale '" + name + "' (tiny, default, paper)");
 }

@@ -23,6 +23,10 @@ void run_space(const Options& opt);
 enum class Part { kTable3, kLookup, kOccupancy, kInsert, kDelete };
 void run_throughput(const Options& opt, const std::vector<Part>& parts);
 
+// Issue 14: a growable filter from 1000 items to scale.growth_final_keys against the two chained
+// designs and a fixed filter sized for each checkpoint (growth.csv, growth_doublings.csv).
+void run_growth(const Options& opt);
+
 // Renders the plots with gnuplot and writes REPORT.md from whatever CSVs are in out_dir.
 void write_report(const Options& opt);
 

@@ -4,6 +4,7 @@
 //
 //   cuckoo-bench [--scale tiny|default|paper] [--out results] all
 //   cuckoo-bench --scale tiny --out /tmp/r load      # one experiment
+//   cuckoo-bench --scale tiny --out /tmp/r growth    # issue 14: growable vs chained vs fixed
 //   cuckoo-bench --out results report                # plots + REPORT.md from the CSVs there
 #include <cstdio>
 #include <exception>
@@ -50,6 +51,7 @@ int main(int argc, char** argv) {
       {"throughput",
        "Table 3 and Fig. 5-8 in one pass per filter",
        {Part::kTable3, Part::kLookup, Part::kOccupancy, Part::kInsert, Part::kDelete}},
+      {"growth", "issue 14: growable filter vs chained filters vs fixed, from 1000 keys up", {}},
       {"report", "render plots and write REPORT.md from the CSVs in --out", {}},
       {"all", "every experiment, then the report", {}},
   };
@@ -70,6 +72,7 @@ int main(int argc, char** argv) {
       if (what == "load") return bench::run_load(opt);
       if (what == "fpr") return bench::run_fpr(opt);
       if (what == "space") return bench::run_space(opt);
+      if (what == "growth") return bench::run_growth(opt);
       if (what == "report") return bench::write_report(opt);
       for (const auto& c : commands) {
         if (what == c.name) return bench::run_throughput(opt, c.parts);
@@ -79,7 +82,7 @@ int main(int argc, char** argv) {
       // A fresh meta.txt: the report's timings are this run's.
       std::filesystem::remove(opt.out_dir / "meta.txt");
       bench::record_meta(opt.out_dir, "scale", scale);
-      for (const char* what : {"load", "fpr", "space", "throughput", "report"}) run(what);
+      for (const char* what : {"load", "fpr", "space", "throughput", "growth", "report"}) run(what);
     } else {
       run(name);
     }
