@@ -31,7 +31,8 @@
 // growth.csv: keys, design, fpr, fpr_queries, expected_fpr, bits_per_item, memory_bytes,
 //   lookup_ns, batch_ns, insert_ns, doublings, subfilters, fingerprint_bits
 // growth_doublings.csv: doubling, size_before, memory_bytes_before, bits_per_item, slot_bits,
-//   fixed_bits_per_item, bound, excess
+//   fixed_bits_per_item, bound, excess, doublings_in_insert (2 or more: one insert doubled the
+//   table more than once, see note_doublings)
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -137,7 +138,26 @@ struct DoublingEvent {
   unsigned doublings_before;
   std::size_t size_before, bytes_before;
   unsigned slot_bits_before;
+  unsigned doublings_in_insert;  // how many doublings the insert that made this one made
 };
+
+/// Notes the doublings the last insert made, from `before` to g.doublings(): usually one; an insert
+/// may double the table again when its key's bucket pair is still crowded after the first. The
+/// state before a later doubling of the same insert is not observable; its table is that of the
+/// generation in between (PackedTable::bytes_for of its buckets and slot width).
+void note_doublings(const cuckoo::BasicGrowableFilter<kBucketSize>& g, unsigned before,
+                    std::vector<DoublingEvent>& events, std::size_t& bytes, unsigned& slot_bits) {
+  using Table = cuckoo::BasicGrowableFilter<kBucketSize>::table_type;
+  const unsigned count = g.doublings() - before;
+  events.push_back({before, g.size() - 1, bytes, slot_bits, count});
+  for (unsigned j = before + 1; j < g.doublings(); ++j) {
+    const unsigned bits = cuckoo::growth::slot_bits(g.base_fingerprint_bits(), j);
+    events.push_back(
+        {j, g.size() - 1, Table::bytes_for(g.initial_bucket_count() << j, bits), bits, count});
+  }
+  bytes = g.memory_bytes();
+  slot_bits = g.slot_bits();
+}
 
 /// Inserts keys[begin, end) into the growable filter, noting each doubling; returns the thread
 /// time it took. The check after each insert is one comparison, and the note a push onto a vector
@@ -155,10 +175,8 @@ double insert_growable(cuckoo::BasicGrowableFilter<kBucketSize>& g,
                       i, keys[i], g.size(), g.doublings()));
     }
     if (g.doublings() != doublings) {
-      events.push_back({doublings, g.size() - 1, bytes, slot_bits});
+      note_doublings(g, doublings, events, bytes, slot_bits);
       doublings = g.doublings();
-      bytes = g.memory_bytes();
-      slot_bits = g.slot_bits();
     }
   }
   return thread_seconds() - t0;
@@ -360,7 +378,7 @@ void run_growth(const Options& opt) {
   // item at that size come from a filter built for it (its table is allocated, not filled).
   Csv doublings(opt.out_dir / "growth_doublings.csv",
                 {"doubling", "size_before", "memory_bytes_before", "bits_per_item", "slot_bits",
-                 "fixed_bits_per_item", "bound", "excess"});
+                 "fixed_bits_per_item", "bound", "excess", "doublings_in_insert"});
   for (const DoublingEvent& e : events) {
     const double size = static_cast<double>(e.size_before);
     const double bits = 8.0 * static_cast<double>(e.bytes_before) / size;
@@ -370,7 +388,8 @@ void run_growth(const Options& opt) {
         size;
     const double bound = fixed_bits + 2 + std::log2(1.0 + e.doublings_before);
     doublings.row({num(e.doublings_before + 1), num(e.size_before), num(e.bytes_before), num(bits),
-                   num(e.slot_bits_before), num(fixed_bits), num(bound), num(bits - bound)});
+                   num(e.slot_bits_before), num(fixed_bits), num(bound), num(bits - bound),
+                   num(e.doublings_in_insert)});
   }
   record_meta(opt.out_dir, "seconds_growth", num(seconds_since(start)));
 }

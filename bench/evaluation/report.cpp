@@ -534,17 +534,28 @@ std::string growth_section(const fs::path& dir) {
         "far).\n\n"
         "| doubling | items before | slot bits | bits/item | fixed bits/item | bound | excess |\n"
         "| --- | --- | --- | --- | --- | --- | --- |\n";
+    const bool has_count =
+        std::find(d->header.begin(), d->header.end(), "doublings_in_insert") != d->header.end();
+    std::size_t shared = 0;  // doublings made by an insert that doubled more than once
     for (std::size_t i = 0; i < d->rows.size(); ++i) {
-      md += fmt::format("| {} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:+.2f} |\n",
-                        d->s(i, "doubling"), d->s(i, "size_before"), d->s(i, "slot_bits"),
-                        d->d(i, "bits_per_item"), d->d(i, "fixed_bits_per_item"), d->d(i, "bound"),
-                        d->d(i, "excess"));
+      const bool several = has_count && d->d(i, "doublings_in_insert") > 1;
+      shared += several ? 1 : 0;
+      md += fmt::format("| {}{} | {} | {} | {:.2f} | {:.2f} | {:.2f} | {:+.2f} |\n",
+                        d->s(i, "doubling"), several ? " †" : "", d->s(i, "size_before"),
+                        d->s(i, "slot_bits"), d->d(i, "bits_per_item"),
+                        d->d(i, "fixed_bits_per_item"), d->d(i, "bound"), d->d(i, "excess"));
     }
     md += fmt::format(
         "\nAverage over the growth ({} doublings): {:.2f} bits per item just before a doubling, "
         "against a bound of {:.2f} on average: an average excess of {:+.2f} bits per item "
         "(negative: under the bound); {} of {} doublings within the bound.\n\n",
         events, mean_bits, mean_bound, mean_excess, within, events);
+    if (shared > 0) {
+      md +=
+          "† made by an insert that doubled the table more than once (its key's bucket pair was "
+          "still crowded after the first doubling); the state before the later one is the table "
+          "in between, at the same item count.\n\n";
+    }
   }
 
   // ---- What the chained designs pay.
