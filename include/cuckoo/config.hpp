@@ -54,6 +54,10 @@ struct Config {
   /// Semi-sorted buckets (paper §5.2): b must be 4 and f 4..32; each f-bit fingerprint costs
   /// f − 1 bits, at the same false-positive rate (see sizing.hpp for the equal-memory choice).
   bool semi_sort = false;
+  /// A filter that doubles when it is full instead of refusing inserts, holding target_fpr at every
+  /// size (growable/growable_filter.hpp). `capacity` is then where it starts; semi_sort is not
+  /// supported, and f is at least 11.
+  bool growable = false;
 };
 
 }  // namespace cuckoo

@@ -12,7 +12,9 @@
 // made once at construction; each call dispatches once (one indirect jump per call, or per batch
 // for the span overloads), never per slot. With semi_sort the table is a SemiSortedTable
 // (table/semisort_table.hpp): the same f in one bit less per entry. Users who fix f and b at
-// compile time can use BasicFilter<PackedTable<b, f>> directly and skip even that jump.
+// compile time can use BasicFilter<PackedTable<b, f>> directly and skip even that jump. With
+// Config::growable the filter is a BasicGrowableFilter (growable/growable_filter.hpp), which
+// doubles instead of refusing inserts; everything below works the same on it.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +29,7 @@
 
 #include "cuckoo/config.hpp"
 #include "cuckoo/filter.hpp"
+#include "cuckoo/growable/growable_filter.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 #include "cuckoo/table/packed_table.hpp"
@@ -46,7 +49,10 @@ using FilterVariant =
     std::variant<BasicFilter<PackedTable<4, 8>>, BasicFilter<PackedTable<4, 12>>,
                  BasicFilter<PackedTable<4, 16>>, BasicFilter<PackedTable<2>>,
                  BasicFilter<PackedTable<4>>, BasicFilter<PackedTable<8>>,
-                 BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
+                 BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>,
+                 BasicGrowableFilter<2>, BasicGrowableFilter<4>, BasicGrowableFilter<8>>;
+/// Index of the first growable alternative: make_filter and the table queries never pick those.
+inline constexpr std::size_t kFirstGrowable = std::variant_size_v<FilterVariant> - 3;
 
 template <class Table>
 constexpr bool table_fits(const Layout& layout) noexcept {
@@ -59,7 +65,7 @@ constexpr bool table_fits(const Layout& layout) noexcept {
 template <std::size_t I = 0, class... TableArgs>
 FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
                           std::uint64_t seed, TableArgs... table_args) {
-  if constexpr (I == std::variant_size_v<FilterVariant>) {
+  if constexpr (I == kFirstGrowable) {
     invalid("no table for this layout");  // unreachable after plan(): every layout has a table
   } else {
     using Alternative = std::variant_alternative_t<I, FilterVariant>;
@@ -79,7 +85,7 @@ FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned m
 /// make_filter picks), or 0 when no table fits; computed without allocating.
 template <std::size_t I = 0>
 std::size_t table_bytes_for(const Layout& layout) noexcept {
-  if constexpr (I == std::variant_size_v<FilterVariant>) {
+  if constexpr (I == kFirstGrowable) {
     return 0;
   } else {
     using Table = typename std::variant_alternative_t<I, FilterVariant>::table_type;
@@ -88,14 +94,51 @@ std::size_t table_bytes_for(const Layout& layout) noexcept {
     return table_bytes_for<I + 1>(layout);
   }
 }
+/// The growable filter for bucket size b (already checked), built by `make`.
+template <class Make>
+FilterVariant make_growable(unsigned bucket_size, Make&& make) {
+  switch (bucket_size) {
+    case 2:
+      return FilterVariant(std::in_place_index<kFirstGrowable>,
+                           make(std::type_identity<BasicGrowableFilter<2>>{}));
+    case 4:
+      return FilterVariant(std::in_place_index<kFirstGrowable + 1>,
+                           make(std::type_identity<BasicGrowableFilter<4>>{}));
+    case 8:
+      return FilterVariant(std::in_place_index<kFirstGrowable + 2>,
+                           make(std::type_identity<BasicGrowableFilter<8>>{}));
+    default:
+      invalid("bucket_size must be 2, 4 or 8, got " + std::to_string(bucket_size));
+  }
+}
+
+inline FilterVariant make_from_config(const Config& cfg) {
+  const Layout layout = plan(cfg);  // checks the Config
+  if (!cfg.growable) return make_filter(layout, cfg.capacity, cfg.max_kicks, cfg.seed);
+  return make_growable(cfg.bucket_size,
+                       [&](auto type) { return typename decltype(type)::type(cfg); });
+}
 }  // namespace detail
 
 /// A cuckoo filter whose shape is chosen at run time. Copyable and movable.
 class Filter {
  public:
   /// Throws std::invalid_argument naming the field when cfg cannot work.
-  explicit Filter(const Config& cfg = {})
-      : filter_(detail::make_filter(plan(cfg), cfg.capacity, cfg.max_kicks, cfg.seed)) {}
+  explicit Filter(const Config& cfg = {}) : filter_(detail::make_from_config(cfg)) {}
+
+  /// An empty growable filter of an exact geometry (checked by the caller, see io/format.hpp);
+  /// for loaders. With `storage`, over a table it does not own, as below.
+  Filter(const GrowableGeometry& geometry, unsigned bucket_size, std::size_t initial_capacity,
+         unsigned max_kicks, std::uint64_t seed)
+      : filter_(detail::make_growable(bucket_size, [&](auto type) {
+          return typename decltype(type)::type(geometry, initial_capacity, max_kicks, seed);
+        })) {}
+  Filter(const GrowableGeometry& geometry, unsigned bucket_size, std::size_t initial_capacity,
+         unsigned max_kicks, std::uint64_t seed, detail::ExternalStorage storage)
+      : filter_(detail::make_growable(bucket_size, [&](auto type) {
+          return
+              typename decltype(type)::type(geometry, initial_capacity, max_kicks, seed, storage);
+        })) {}
 
   /// An empty filter of an exact layout; for loaders. The layout must come from plan() or be
   /// checked like it.
@@ -203,6 +246,20 @@ class Filter {
   }
   Layout layout() const noexcept {
     return std::visit([](const auto& f) { return f.layout(); }, filter_);
+  }
+  /// True for a filter that doubles when full (Config::growable, or loaded from such a file).
+  bool growable() const noexcept { return filter_.index() >= detail::kFirstGrowable; }
+  /// Times a growable filter has doubled; 0 for a fixed one.
+  unsigned doublings() const noexcept {
+    return std::visit(
+        [](const auto& f) -> unsigned {
+          if constexpr (requires { f.doublings(); }) {
+            return f.doublings();
+          } else {
+            return 0;
+          }
+        },
+        filter_);
   }
   void clear() noexcept {
     std::visit([](auto& f) { f.clear(); }, filter_);

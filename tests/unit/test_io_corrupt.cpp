@@ -63,7 +63,10 @@ TEST(CorruptFiles, HeaderFieldsAreCheckedAndNamed) {
   };
   const Case cases[] = {
       {0, 0x0A0D4F4F4B4389ull ^ 1, true, "wrong magic"},
-      {kOffVersion, 2, false, "unsupported format version 2"},
+      {kOffVersion, 3, false, "unsupported format version 3"},
+      {kOffVersion, 2, false, "version-2 file without the growable flag"},
+      {kOffFlags, 2, false, "growable flag in a version-1 file"},
+      {kOffDoublings, 1, false, "reserved header bytes not zero"},
       {kOffVersion, 0, false, "unsupported format version 0"},
       {kOffKind, 7, false, "unknown filter kind 7"},
       {kOffHashId, 9, false, "unknown hash function id 9"},

@@ -67,6 +67,15 @@ std::unique_ptr<ConcurrentVariant> make_concurrent(const Layout& layout, std::si
   }
 }
 
+inline const Config& fixed_config(const Config& cfg) {
+  if (cfg.growable) invalid("growable: ConcurrentFilter supports fixed-size tables only");
+  return cfg;
+}
+inline const Filter& fixed_filter(const Filter& filter) {
+  if (filter.growable()) invalid("growable: ConcurrentFilter supports fixed-size tables only");
+  return filter;
+}
+
 inline const Layout& plain_layout(const Layout& layout) {
   if (layout.semi_sort) {
     invalid("semi_sort: ConcurrentFilter supports plain tables only (see concurrent_filter.hpp)");
@@ -88,18 +97,20 @@ class ConcurrentFilter {
                       static_cast<const detail::ConcurrentVariant&>(*filter_));
   }
 
-  /// Throws std::invalid_argument naming the field when cfg cannot work or asks for semi_sort.
+  /// Throws std::invalid_argument naming the field when cfg cannot work or asks for semi_sort or
+  /// growable.
   explicit ConcurrentFilter(const Config& cfg = {})
-      : filter_(detail::make_concurrent(detail::plain_layout(plan(cfg)), cfg.capacity,
-                                        cfg.max_kicks, cfg.seed)) {}
+      : filter_(detail::make_concurrent(detail::plain_layout(plan(detail::fixed_config(cfg))),
+                                        cfg.capacity, cfg.max_kicks, cfg.seed)) {}
   /// An empty filter of an exact (plain) layout.
   ConcurrentFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
                    std::uint64_t seed)
       : filter_(detail::make_concurrent(detail::plain_layout(layout), capacity, max_kicks, seed)) {}
   /// A concurrent filter holding exactly what `filter` holds (its table is copied). Throws
-  /// std::invalid_argument for a semi-sorted filter.
+  /// std::invalid_argument for a semi-sorted or a growable filter.
   explicit ConcurrentFilter(const Filter& filter)
-      : ConcurrentFilter(filter.layout(), filter.capacity(), filter.max_kicks(), filter.seed()) {
+      : ConcurrentFilter(detail::fixed_filter(filter).layout(), filter.capacity(),
+                         filter.max_kicks(), filter.seed()) {
     const auto bytes = filter.visit([](const auto& f) { return f.table().bytes(); });
     visit([&](auto& f) { f.assign_unchecked(bytes, filter.size()); });
   }

@@ -105,6 +105,9 @@ inline constexpr unsigned kTagBits = 8;
 /// k = 6). Narrower tags leave too few alternates: at k = 4 a b = 2 table filled to only 0.73
 /// after 8 doublings, against 0.89 at k = 6.
 inline constexpr unsigned kMinBaseBits = 11;
+/// Entries the stash holds at most. It is empty in nearly every filter; lookups check it only
+/// when it is not.
+inline constexpr std::size_t kStashSlots = 16;
 
 constexpr unsigned ceil_log2(unsigned x) noexcept {
   return x <= 1 ? 0 : static_cast<unsigned>(std::bit_width(x - 1));
@@ -135,6 +138,20 @@ constexpr std::uint64_t mix(std::uint64_t h) noexcept {
 }
 }  // namespace growth
 
+/// The shape of a growable filter's table, as a file stores it: the base width f, the buckets per
+/// side of the starting table (m0) and the doublings since.
+struct GrowableGeometry {
+  unsigned base_bits = 13;
+  std::uint64_t base_buckets = 1;
+  unsigned doublings = 0;
+};
+
+/// An entry held outside the table: its first bucket and its slot value.
+struct StashedEntry {
+  std::uint64_t first = 0;
+  std::uint32_t value = 0;
+};
+
 /// A growable cuckoo filter with kSlots entries per bucket (2, 4 or 8). Not thread-safe.
 ///
 /// `Hash` is any Hasher; the filter keeps its seed, so equal Configs give equal filters.
@@ -150,6 +167,22 @@ class BasicGrowableFilter {
   /// grows. Throws std::invalid_argument on a Config that cannot work, or one with semi_sort.
   explicit BasicGrowableFilter(const Config& cfg = {})
       : BasicGrowableFilter(checked_layout(cfg), cfg) {}
+
+  /// An empty filter of an exact geometry, for loaders; the geometry must have been checked (see
+  /// io/format.hpp). `initial_capacity` is the starting capacity.
+  BasicGrowableFilter(const GrowableGeometry& geometry, std::size_t initial_capacity,
+                      unsigned max_kicks, std::uint64_t seed)
+      : BasicGrowableFilter(geometry, initial_capacity, max_kicks, seed,
+                            table_type(geometry.base_buckets << (geometry.doublings + 1),
+                                       growth::slot_bits(geometry.base_bits, geometry.doublings))) {
+  }
+  /// The same over table storage it does not own (a memory-mapped file), which must outlive it.
+  BasicGrowableFilter(const GrowableGeometry& geometry, std::size_t initial_capacity,
+                      unsigned max_kicks, std::uint64_t seed, detail::ExternalStorage storage)
+      : BasicGrowableFilter(
+            geometry, initial_capacity, max_kicks, seed,
+            table_type(geometry.base_buckets << (geometry.doublings + 1),
+                       growth::slot_bits(geometry.base_bits, geometry.doublings), storage)) {}
 
   // ---- Single-key operations -----------------------------------------------------------------
 
@@ -177,14 +210,15 @@ class BasicGrowableFilter {
   }
 
   bool insert_hash(std::uint64_t hash) {
-    for (unsigned attempt = 0;; ++attempt) {
-      const Probe p = probe_of(hash);
-      if (place(p.first, p.key | 1u)) return ++size_, true;
-      if (full_copies(p) == 2 * kSlots) return false;  // doubling cannot split identical entries
-      // A walk fails at half load only when more than 2b entries share the key's bucket pair (the
-      // same first bucket and tag); a doubling slides every tag by a bit and parts them.
-      if (attempt == kMaxDoublingsPerInsert || !grow()) return false;
-    }
+    Probe p = probe_of(hash);
+    if (place(p.first, p.key | 1u)) return ++size_, true;
+    if (full_copies(p) == 2 * kSlots) return false;  // doubling cannot split identical entries
+    if (!grow()) return false;
+    // Right after a doubling a walk fails only when more than 2b entries share the key's bucket
+    // pair (its first bucket and tag), or its first bucket holds b pinned entries: the stash.
+    p = probe_of(hash);
+    if (!place_or_stash(p.first, p.key | 1u)) return false;
+    return ++size_, true;
   }
 
   bool contains_hash(std::uint64_t hash) const noexcept { return contains_probe(probe_of(hash)); }
@@ -203,15 +237,28 @@ class BasicGrowableFilter {
         }
       }
     }
-    if (best_slot == kSlots) return false;
-    table_.write(best_bucket, best_slot, 0);
+    std::size_t best_stashed = stash_.size();
+    for (std::size_t i = 0; i < stash_.size(); ++i) {
+      const std::uint32_t v = stash_[i].value, low = v & (0u - v);
+      if (stash_[i].first == p.first && matches(v, p.key) &&
+          ((best_slot == kSlots && best_stashed == stash_.size()) || low < best_low)) {
+        best_stashed = i, best_low = low;
+      }
+    }
+    if (best_stashed != stash_.size()) {
+      stash_.erase(stash_.begin() + static_cast<std::ptrdiff_t>(best_stashed));
+    } else if (best_slot != kSlots) {
+      table_.write(best_bucket, best_slot, 0);
+    } else {
+      return false;
+    }
     --size_;
     return true;
   }
 
   std::size_t count_hash(std::uint64_t hash) const noexcept {
     const Probe p = probe_of(hash);
-    return count_in(p.first, p.key) + count_in(p.second, p.key);
+    return count_in(p.first, p.key) + count_in(p.second, p.key) + stash_count(p);
   }
 
   // ---- Batches: the same answers as the single-key calls, in order ---------------------------
@@ -262,7 +309,9 @@ class BasicGrowableFilter {
     return static_cast<double>(size_) / static_cast<double>(slot_count());
   }
   unsigned bucket_size() const noexcept { return kSlots; }
-  std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
+  std::size_t memory_bytes() const noexcept {
+    return table_.memory_bytes() + stash_.capacity() * sizeof(Stashed);
+  }
   /// Times the table has doubled.
   unsigned doublings() const noexcept { return generation_; }
   /// The fixed filter's width f for the target rate; the widths below derive from it.
@@ -283,6 +332,20 @@ class BasicGrowableFilter {
   std::uint64_t seed() const noexcept { return seed_; }
   unsigned max_kicks() const noexcept { return max_kicks_; }
   const table_type& table() const noexcept { return table_; }
+  GrowableGeometry geometry() const noexcept { return {base_bits_, base_buckets_, generation_}; }
+  /// The table's layout now: both sides' buckets, the base width f, b.
+  Layout layout() const noexcept { return {bucket_count(), base_bits_, kSlots, false}; }
+  /// The stash's entries, for savers.
+  std::span<const StashedEntry> stash() const noexcept { return stash_; }
+
+  // For loaders (cuckoo/io/serialize.hpp): the table's storage, the item count and the stash as a
+  // file holds them. The stash must have at most kStashSlots entries with first buckets on side 0.
+  table_type& mutable_table() noexcept { return table_; }
+  void set_size_unchecked(std::size_t size) noexcept { size_ = size; }
+  void set_stash_unchecked(std::span<const StashedEntry> entries) {
+    stash_.assign(entries.begin(), entries.end());
+  }
+  static constexpr std::size_t kStashSlots = growth::kStashSlots;
 
   /// Caps the table's size in bytes (0: no cap). A doubling past it does not happen, and the
   /// insert that needed it returns false with the set unchanged.
@@ -299,14 +362,19 @@ class BasicGrowableFilter {
         if (v != 0) sum += std::ldexp(1.0, -static_cast<int>(length_of(v)));
       }
     }
+    for (const Stashed& e : stash_) sum += std::ldexp(1.0, -static_cast<int>(length_of(e.value)));
     return sum / static_cast<double>(side_buckets_);
   }
 
   /// Empties the filter; the grown table is kept.
   void clear() noexcept {
     table_.clear();
+    stash_.clear();
     size_ = 0;
   }
+
+  /// Entries held outside the table (see the header: at most kStashSlots).
+  std::size_t stash_size() const noexcept { return stash_.size(); }
 
  private:
   static constexpr std::size_t kBatchGroup = 16;
@@ -314,10 +382,6 @@ class BasicGrowableFilter {
   /// entries are at most about 2^−6 of the table (more would lower the load it reaches, b = 2
   /// first).
   static constexpr unsigned kUnpinnedDoublings = 6;
-  /// Doublings one insert may ask for: one when the table is full, and rarely one more when more
-  /// than 2b entries share the new key's bucket pair right after it.
-  static constexpr unsigned kMaxDoublingsPerInsert = 3;
-
   struct Probe {
     std::uint64_t first, second;
     std::uint32_t key;  // the key's next slot_bits_ bits of w, as a slot compares them
@@ -326,6 +390,7 @@ class BasicGrowableFilter {
     std::uint64_t base_offset;  // H(t), in [0, m0)
     std::uint64_t flip;         // X(t); its low g bits flip the extension bits
   };
+  using Stashed = StashedEntry;
   struct Displacement {
     std::uint64_t bucket;
     unsigned slot;
@@ -347,17 +412,22 @@ class BasicGrowableFilter {
   }
 
   BasicGrowableFilter(const Layout& layout, const Config& cfg)
-      : base_bits_(layout.fingerprint_bits),
-        base_buckets_(layout.bucket_count / 2),
+      : BasicGrowableFilter({layout.fingerprint_bits, layout.bucket_count / 2, 0}, cfg.capacity,
+                            cfg.max_kicks, cfg.seed) {}
+
+  BasicGrowableFilter(const GrowableGeometry& geometry, std::size_t initial_capacity,
+                      unsigned max_kicks, std::uint64_t seed, table_type&& table)
+      : base_bits_(geometry.base_bits),
+        base_buckets_(geometry.base_buckets),
         side_buckets_(base_buckets_),
         slot_bits_(growth::slot_bits(base_bits_, 0)),
-        table_(2 * base_buckets_, slot_bits_),
-        hasher_(cfg.seed),
-        rng_(cfg.seed ^ 0x6A09E667F3BCC908ull),
-        seed_(cfg.seed),
-        initial_capacity_(cfg.capacity),
-        max_kicks_(cfg.max_kicks),
-        walk_(cfg.max_kicks) {
+        table_(std::move(table)),
+        hasher_(seed),
+        rng_(seed ^ 0x6A09E667F3BCC908ull),
+        seed_(seed),
+        initial_capacity_(initial_capacity),
+        max_kicks_(max_kicks),
+        walk_(max_kicks) {
     const unsigned first = growth::compared_bits(base_bits_, 0);
     tag_bits_ = std::min(growth::kTagBits, first - kUnpinnedDoublings);
     alternations_.resize(std::size_t{1} << tag_bits_);
@@ -365,7 +435,7 @@ class BasicGrowableFilter {
       const std::uint64_t mixed = growth::mix(tag ^ 0x243F6A8885A308D3ull);
       alternations_[tag] = {((mixed >> 32) * base_buckets_) >> 32, growth::mix(mixed)};
     }
-    set_generation(0);
+    set_generation(geometry.doublings);
   }
 
   void set_generation(unsigned generation) noexcept {
@@ -433,7 +503,20 @@ class BasicGrowableFilter {
     return n;
   }
   bool contains_probe(const Probe& p) const noexcept {
-    return bucket_matches(p.first, p.key) || bucket_matches(p.second, p.key);
+    return bucket_matches(p.first, p.key) || bucket_matches(p.second, p.key) ||
+           (!stash_.empty() && stash_count(p) != 0);
+  }
+  std::size_t stash_count(const Probe& p) const noexcept {
+    std::size_t n = 0;
+    for (const Stashed& e : stash_) n += e.first == p.first && matches(e.value, p.key);
+    return n;
+  }
+  /// place(), or the stash when no walk finds room.
+  bool place_or_stash(std::uint64_t first, std::uint32_t v) {
+    if (place(first, v)) return true;
+    if (stash_.size() == kStashSlots) return false;
+    stash_.push_back({first, v});
+    return true;
   }
   std::size_t full_copies(const Probe& p) const noexcept {
     std::size_t n = 0;
@@ -503,12 +586,26 @@ class BasicGrowableFilter {
     }
     table_type previous = std::move(table_);
     table_ = std::move(next);
+    std::vector<Stashed> previous_stash = std::move(stash_);
+    stash_ = {};
     const unsigned old_bits = slot_bits_;
     const std::uint64_t old_side = side_buckets_;
+    set_generation(next_generation);
     const auto restore = [&] {
       table_ = std::move(previous);
+      stash_ = std::move(previous_stash);
       set_generation(next_generation - 1);
       return false;
+    };
+    // Moves one entry of the old table (first bucket `first`) to its child in the new one.
+    const auto move_down = [&](std::uint64_t first, std::uint32_t v) {
+      if (v == std::uint32_t{1} << (old_bits - 1)) {  // no bits left: a copy in each child
+        const std::uint32_t copy = std::uint32_t{1} << (next_bits - 1);
+        return place_or_stash(2 * first, copy) && place_or_stash(2 * first + 1, copy);
+      }
+      const std::uint32_t old_mask = old_bits == 32 ? ~0u : (1u << old_bits) - 1;
+      const std::uint32_t shifted = ((v << 1) & old_mask) << (next_bits - old_bits);
+      return place_or_stash(2 * first + (v >> (old_bits - 1)), shifted);
     };
     // The old geometry answers first_of(); the new one places. Side 0 first: its entries land in
     // their children in address order, nearly always in the first bucket tried.
@@ -517,19 +614,18 @@ class BasicGrowableFilter {
         const std::uint64_t bucket = side * old_side + local;
         for (const std::uint32_t v : previous.entries(bucket)) {
           if (v == 0) continue;
-          set_generation(next_generation - 1);
-          const std::uint64_t first = side == 0 ? bucket : first_of(bucket, v);
-          set_generation(next_generation);
-          if (v == std::uint32_t{1} << (old_bits - 1)) {  // no bits left: a copy in each child
-            const std::uint32_t copy = std::uint32_t{1} << (next_bits - 1);
-            if (!place(2 * first, copy) || !place(2 * first + 1, copy)) return restore();
-            continue;
+          std::uint64_t first = bucket;
+          if (side == 1) {
+            set_generation(next_generation - 1);
+            first = first_of(bucket, v);
+            set_generation(next_generation);
           }
-          const std::uint32_t old_mask = old_bits == 32 ? ~0u : (1u << old_bits) - 1;
-          const std::uint32_t shifted = ((v << 1) & old_mask) << (next_bits - old_bits);
-          if (!place(2 * first + (v >> (old_bits - 1)), shifted)) return restore();
+          if (!move_down(first, v)) return restore();
         }
       }
+    }
+    for (const Stashed& e : previous_stash) {
+      if (!move_down(e.first, e.value)) return restore();
     }
     return true;
   }
@@ -553,6 +649,7 @@ class BasicGrowableFilter {
   unsigned extension_shift_ = 0;
   std::uint32_t pinned_below_ = 0;
   std::size_t memory_limit_ = 0;
+  std::vector<Stashed> stash_;
 };
 
 }  // namespace cuckoo

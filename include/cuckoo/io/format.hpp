@@ -1,11 +1,17 @@
-// cuckoo/io/format.hpp — the filter file header (format version 1): encoding and validation.
+// cuckoo/io/format.hpp — the filter file header (format versions 1 and 2): encoding and
+// validation.
 //
 // The byte layout is documented in docs/FORMAT.md; in short, all integers little-endian:
 //
 //   [0, 128)        header: magic, version, kind, hash id, f, b, flags, max_kicks, bucket count,
-//                   seed, item count, capacity, table bytes; reserved bytes zero
+//                   seed, item count, capacity, table bytes; version 2 adds the doublings and the
+//                   stash count; reserved bytes zero
 //   [128, 128 + T)  the table exactly as the filter holds it (its bytes are little-endian already)
-//   [128 + T, +8)   XXH3-64 (seed 0) of every byte before it
+//   [.., + 16·S)    version 2 only: S stash entries (u64 first bucket, u32 slot value, u32 zero)
+//   [.., +8)        XXH3-64 (seed 0) of every byte before it
+//
+// Fixed filters are written as version 1, exactly as before; growable filters as version 2, with
+// the growable flag, f = the base width, the bucket count of both sides and the starting capacity.
 //
 // Everything here treats the header as untrusted input: decode_header() refuses, with a
 // format_error naming the field, any value the loader could not safely act on, so that by the time
@@ -21,6 +27,7 @@
 #include <string>
 
 #include "cuckoo/config.hpp"
+#include "cuckoo/growable/growable_filter.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 
@@ -38,12 +45,19 @@ inline constexpr std::array<std::byte, 8> kMagic = {
     std::byte{0x89}, std::byte{'C'},  std::byte{'K'},  std::byte{'O'},
     std::byte{'O'},  std::byte{'\r'}, std::byte{'\n'}, std::byte{0x1A}};
 inline constexpr std::uint32_t kFormatVersion = 1;
+/// The version of growable filters' files.
+inline constexpr std::uint32_t kGrowableFormatVersion = 2;
 inline constexpr std::uint32_t kKindCuckoo = 1;
 inline constexpr std::uint32_t kFlagSemiSorted = 1;
+inline constexpr std::uint32_t kFlagGrowable = 2;
+/// Bytes of one stash entry in a version-2 file.
+inline constexpr std::size_t kStashEntryBytes = 16;
+/// Largest bucket count of a growable filter's file (both sides): 2^40, far past any memory.
+inline constexpr std::uint64_t kMaxGrowableBucketCount = std::uint64_t{1} << 40;
 inline constexpr std::size_t kHeaderBytes = 128;
 inline constexpr std::size_t kChecksumBytes = 8;
 
-/// Every field of a version-1 header.
+/// Every field of a header (version 1, or 2 for a growable filter).
 struct FileHeader {
   std::uint32_t version = kFormatVersion;
   std::uint32_t kind = kKindCuckoo;
@@ -54,9 +68,23 @@ struct FileHeader {
   std::uint64_t item_count = 0;
   std::uint64_t capacity = 0;
   std::uint64_t table_bytes = 0;
+  // Version 2 (growable) only. layout.fingerprint_bits is then the base width f, capacity the
+  // starting capacity and layout.bucket_count the buckets of both sides now.
+  bool growable = false;
+  std::uint32_t doublings = 0;
+  std::uint32_t stash_count = 0;
 
-  /// Size of the whole file: header, table, checksum.
-  std::uint64_t file_bytes() const noexcept { return kHeaderBytes + table_bytes + kChecksumBytes; }
+  std::uint64_t stash_bytes() const noexcept {
+    return std::uint64_t{stash_count} * kStashEntryBytes;
+  }
+  /// Size of the whole file: header, table, stash, checksum.
+  std::uint64_t file_bytes() const noexcept {
+    return kHeaderBytes + table_bytes + stash_bytes() + kChecksumBytes;
+  }
+  /// The growable filter's geometry (meaningful only when `growable`).
+  GrowableGeometry geometry() const noexcept {
+    return {layout.fingerprint_bits, layout.bucket_count >> (doublings + 1), doublings};
+  }
 };
 
 namespace detail {
@@ -66,7 +94,7 @@ inline constexpr std::size_t kOffVersion = 8, kOffKind = 12, kOffHashId = 16, kO
                              kOffBucketSize = 24, kOffFlags = 28, kOffMaxKicks = 32,
                              kOffReserved32 = 36, kOffBucketCount = 40, kOffSeed = 48,
                              kOffItemCount = 56, kOffCapacity = 64, kOffTableBytes = 72,
-                             kOffReservedTail = 80;
+                             kOffDoublings = 80, kOffStashCount = 84, kOffReservedTail = 88;
 
 inline void store_u32(std::byte* at, std::uint32_t value) noexcept {
   for (int i = 0; i < 4; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
@@ -103,13 +131,16 @@ inline std::array<std::byte, kHeaderBytes> encode_header(const FileHeader& heade
   store_u32(p + kOffHashId, header.hash_id);
   store_u32(p + kOffBits, header.layout.fingerprint_bits);
   store_u32(p + kOffBucketSize, header.layout.bucket_size);
-  store_u32(p + kOffFlags, header.layout.semi_sort ? kFlagSemiSorted : 0);
+  store_u32(p + kOffFlags, (header.layout.semi_sort ? kFlagSemiSorted : 0) |
+                               (header.growable ? kFlagGrowable : 0));
   store_u32(p + kOffMaxKicks, header.max_kicks);
   store_u64(p + kOffBucketCount, header.layout.bucket_count);
   store_u64(p + kOffSeed, header.seed);
   store_u64(p + kOffItemCount, header.item_count);
   store_u64(p + kOffCapacity, header.capacity);
   store_u64(p + kOffTableBytes, header.table_bytes);
+  store_u32(p + kOffDoublings, header.doublings);
+  store_u32(p + kOffStashCount, header.stash_count);
   return out;
 }
 
@@ -136,9 +167,9 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   const std::byte* p = bytes.data();
   FileHeader h;
   h.version = load_u32(p + kOffVersion);
-  if (h.version != kFormatVersion) {
+  if (h.version != kFormatVersion && h.version != kGrowableFormatVersion) {
     refuse("unsupported format version " + std::to_string(h.version) + " (this library reads " +
-           std::to_string(kFormatVersion) + ")");
+           std::to_string(kFormatVersion) + " and " + std::to_string(kGrowableFormatVersion) + ")");
   }
   h.kind = load_u32(p + kOffKind);
   if (h.kind != kKindCuckoo) refuse("unknown filter kind " + std::to_string(h.kind));
@@ -147,9 +178,17 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
     refuse("unknown hash function id " + std::to_string(h.hash_id));
   }
   const std::uint32_t flags = load_u32(p + kOffFlags);
-  if ((flags & ~kFlagSemiSorted) != 0) refuse("unknown flags " + std::to_string(flags));
+  if ((flags & ~(kFlagSemiSorted | kFlagGrowable)) != 0) {
+    refuse("unknown flags " + std::to_string(flags));
+  }
+  h.growable = (flags & kFlagGrowable) != 0;
+  if (h.growable != (h.version == kGrowableFormatVersion)) {
+    refuse(h.growable ? "growable flag in a version-1 file"
+                      : "version-2 file without the growable flag");
+  }
   if (load_u32(p + kOffReserved32) != 0) refuse("reserved header field not zero");
-  for (std::size_t i = kOffReservedTail; i < kHeaderBytes; ++i) {
+  const std::size_t reserved_from = h.growable ? kOffReservedTail : kOffDoublings;
+  for (std::size_t i = reserved_from; i < kHeaderBytes; ++i) {
     if (p[i] != std::byte{0}) refuse("reserved header bytes not zero");
   }
 
@@ -166,8 +205,35 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   h.layout.fingerprint_bits = bits;
   h.layout.bucket_size = bucket_size;
   if (h.layout.semi_sort && bucket_size != 4) refuse("semi-sorted with bucket size other than 4");
-  if (h.layout.bucket_count < 2 || h.layout.bucket_count > kMaxBucketCount ||
-      h.layout.bucket_count % 2 != 0) {
+  Layout table_layout = h.layout;  // the table's own: the slot width is f for fixed filters
+  if (h.growable) {
+    if (h.layout.semi_sort) refuse("a growable filter cannot be semi-sorted");
+    if (bits < growth::kMinBaseBits || growth::slot_bits(bits, 0) > growth::kMaxSlotBits) {
+      refuse("base fingerprint width " + std::to_string(bits) + " out of range (" +
+             std::to_string(growth::kMinBaseBits) + ".." +
+             std::to_string(growth::kMaxSlotBits - 2) + ")");
+    }
+    h.doublings = load_u32(p + kOffDoublings);
+    if (h.doublings > growth::kMaxDoublings ||
+        growth::slot_bits(bits, h.doublings) > growth::kMaxSlotBits) {
+      refuse("doublings " + std::to_string(h.doublings) +
+             " out of range for f = " + std::to_string(bits));
+    }
+    const std::uint64_t unit = std::uint64_t{2} << h.doublings;  // 2 sides · 2^g
+    if (h.layout.bucket_count < unit || h.layout.bucket_count > kMaxGrowableBucketCount ||
+        h.layout.bucket_count % unit != 0 ||
+        (h.layout.bucket_count / unit) > (kMaxBucketCount / 2)) {
+      refuse("bucket count " + std::to_string(h.layout.bucket_count) +
+             " out of range (2·2^doublings times 1..2^31, at most 2^40)");
+    }
+    h.stash_count = load_u32(p + kOffStashCount);
+    if (h.stash_count > growth::kStashSlots) {
+      refuse("stash of " + std::to_string(h.stash_count) + " entries (at most " +
+             std::to_string(growth::kStashSlots) + ")");
+    }
+    table_layout.fingerprint_bits = growth::slot_bits(bits, h.doublings);
+  } else if (h.layout.bucket_count < 2 || h.layout.bucket_count > kMaxBucketCount ||
+             h.layout.bucket_count % 2 != 0) {
     refuse("bucket count " + std::to_string(h.layout.bucket_count) +
            " out of range (even, 2..2^32)");
   }
@@ -182,13 +248,13 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
     refuse("capacity " + std::to_string(h.capacity) + " out of range");
   }
   h.item_count = load_u64(p + kOffItemCount);
-  const std::uint64_t slots = h.layout.bucket_count * bucket_size;
+  const std::uint64_t slots = h.layout.bucket_count * bucket_size + h.stash_count;
   if (h.item_count > slots) {
     refuse("item count " + std::to_string(h.item_count) + " exceeds the " + std::to_string(slots) +
            " slots");
   }
   h.table_bytes = load_u64(p + kOffTableBytes);
-  const std::size_t expected = table_bytes_for(h.layout);
+  const std::size_t expected = table_bytes_for(table_layout);
   if (expected == 0) refuse("no table for this layout in this build (semi-sorted?)");
   if (h.table_bytes != expected) {
     refuse("table size " + std::to_string(h.table_bytes) + " does not match the parameters (" +

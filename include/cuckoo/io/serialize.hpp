@@ -84,7 +84,7 @@ inline std::size_t table_bytes_for_layout(const Layout& layout) noexcept {
 template <std::size_t I = 0>
 bool table_views_external(const Layout& layout) noexcept {
   using cuckoo::detail::FilterVariant;
-  if constexpr (I == std::variant_size_v<FilterVariant>) {
+  if constexpr (I == cuckoo::detail::kFirstGrowable) {
     return false;
   } else {
     using Table = typename std::variant_alternative_t<I, FilterVariant>::table_type;
@@ -104,7 +104,62 @@ inline FileHeader header_of(const Filter& filter) {
   header.item_count = filter.size();
   header.capacity = filter.capacity();
   header.table_bytes = filter.visit([](const auto& f) { return f.table().bytes().size(); });
+  filter.visit([&](const auto& f) {
+    if constexpr (requires { f.geometry(); }) {
+      header.version = kGrowableFormatVersion;
+      header.growable = true;
+      header.doublings = f.doublings();
+      header.stash_count = static_cast<std::uint32_t>(f.stash().size());
+      header.capacity = f.initial_capacity();
+    }
+  });
   return header;
+}
+
+/// The stash of a growable filter as a file stores it (empty for fixed filters).
+inline std::vector<std::byte> stash_bytes_of(const Filter& filter) {
+  std::vector<std::byte> out;
+  filter.visit([&](const auto& f) {
+    if constexpr (requires { f.stash(); }) {
+      out.resize(f.stash().size() * kStashEntryBytes);
+      for (std::size_t i = 0; i < f.stash().size(); ++i) {
+        io::detail::store_u64(out.data() + i * kStashEntryBytes, f.stash()[i].first);
+        io::detail::store_u32(out.data() + i * kStashEntryBytes + 8, f.stash()[i].value);
+      }
+    }
+  });
+  return out;
+}
+
+/// Decodes and checks a stash read from a file and hands it to the (growable) filter.
+inline void restore_stash(Filter& filter, const FileHeader& header,
+                          std::span<const std::byte> bytes) {
+  std::vector<StashedEntry> entries(header.stash_count);
+  const std::uint64_t side_buckets = header.layout.bucket_count / 2;
+  const unsigned width = growth::slot_bits(header.layout.fingerprint_bits, header.doublings);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const std::byte* at = bytes.data() + i * kStashEntryBytes;
+    entries[i] = {io::detail::load_u64(at), io::detail::load_u32(at + 8)};
+    if (entries[i].first >= side_buckets || entries[i].value == 0 ||
+        (width < 32 && entries[i].value >> width != 0) || io::detail::load_u32(at + 12) != 0) {
+      io::detail::refuse("stash entry " + std::to_string(i) + " out of range");
+    }
+  }
+  filter.visit([&](auto& f) {
+    if constexpr (requires { f.set_stash_unchecked(entries); }) f.set_stash_unchecked(entries);
+  });
+}
+
+/// An empty filter of the header's shape; `storage` (a mapped table) when given.
+template <class... Storage>
+Filter filter_for(const FileHeader& header, Storage... storage) {
+  if (header.growable) {
+    return Filter(header.geometry(), header.layout.bucket_size,
+                  static_cast<std::size_t>(header.capacity), header.max_kicks, header.seed,
+                  storage...);
+  }
+  return Filter(header.layout, static_cast<std::size_t>(header.capacity), header.max_kicks,
+                header.seed, storage...);
 }
 
 /// Writes the whole file to `sink(std::span<const std::byte>)`.
@@ -119,6 +174,11 @@ void write_filter(const Filter& filter, Sink&& sink) {
     const auto chunk = table.subspan(at, std::min(kChunkBytes, table.size() - at));
     checksum.update(chunk);
     sink(chunk);
+  }
+  const std::vector<std::byte> stash = stash_bytes_of(filter);
+  if (!stash.empty()) {
+    checksum.update(stash);
+    sink(std::span<const std::byte>(stash));
   }
   std::array<std::byte, kChecksumBytes> trailer{};
   io::detail::store_u64(trailer.data(), checksum.digest());
@@ -160,7 +220,7 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
   std::optional<Filter> filter;
   if (total_bytes >= 0) {
     // The length is known to match: read straight into the table's own storage.
-    filter.emplace(header.layout, header.capacity, header.max_kicks, header.seed);
+    filter.emplace(filter_for(header));
     auto table = filter->visit([](auto& f) { return f.mutable_table().bytes(); });
     for (std::size_t at = 0; at < table.size(); at += kChunkBytes) {
       read_exactly(table.subspan(at, std::min(kChunkBytes, table.size() - at)));
@@ -173,10 +233,12 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
       buffered.resize(at + std::min<std::uint64_t>(kChunkBytes, header.table_bytes - at));
       read_exactly(std::span<std::byte>(buffered).subspan(at));
     }
-    filter.emplace(header.layout, header.capacity, header.max_kicks, header.seed);
+    filter.emplace(filter_for(header));
     auto table = filter->visit([](auto& f) { return f.mutable_table().bytes(); });
     std::memcpy(table.data(), buffered.data(), table.size());
   }
+  std::vector<std::byte> stash(static_cast<std::size_t>(header.stash_bytes()));
+  if (!stash.empty()) read_exactly(stash);
 
   std::array<std::byte, kChecksumBytes> trailer{};
   if (read(std::span<std::byte>(trailer)) != trailer.size()) {
@@ -191,6 +253,7 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
   check_checksum(io::detail::load_u64(trailer.data()), checksum.digest());
   filter->visit(
       [&](auto& f) { f.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
+  restore_stash(*filter, header, stash);
   check_table_encoding(*filter);
   return std::move(*filter);
 }
@@ -236,7 +299,7 @@ inline FileInfo inspect(const std::filesystem::path& path) {
     detail::Checksum checksum;
     checksum.update(header_bytes);
     std::vector<std::byte> chunk(detail::kChunkBytes);
-    for (std::uint64_t left = info.header.table_bytes; left > 0;) {
+    for (std::uint64_t left = info.header.table_bytes + info.header.stash_bytes(); left > 0;) {
       const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
       if (read_fully(fd.get(), std::span(chunk).first(want), path) != want) {
         io::detail::refuse("truncated: the input ends inside the table");
@@ -277,17 +340,20 @@ class MappedFilter {
       }
       std::byte* table = file_.data_for_reading_only() + io::kHeaderBytes;
       const auto table_bytes = static_cast<std::size_t>(header.table_bytes);
-      if (io::detail::table_views_external(header.layout)) {
-        filter_.emplace(header.layout, header.capacity, header.max_kicks, header.seed,
-                        detail::ExternalStorage{table, table_bytes});
+      if (header.growable || io::detail::table_views_external(header.layout)) {
+        filter_.emplace(
+            io::detail::filter_for(header, detail::ExternalStorage{table, table_bytes}));
         views_file_ = true;
       } else {  // a table kind that cannot view external storage: copy it into memory
-        filter_.emplace(header.layout, header.capacity, header.max_kicks, header.seed);
+        filter_.emplace(io::detail::filter_for(header));
         auto storage = filter_->visit([](auto& f) { return f.mutable_table().bytes(); });
         std::memcpy(storage.data(), table, storage.size());
       }
       filter_->visit(
           [&](auto& f) { f.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
+      io::detail::restore_stash(*filter_, header,
+                                bytes.subspan(io::kHeaderBytes + table_bytes,
+                                              static_cast<std::size_t>(header.stash_bytes())));
       io::detail::check_table_encoding(*filter_);
       file_.advise_random();
     } catch (const format_error& e) {
