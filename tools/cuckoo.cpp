@@ -1,7 +1,8 @@
 // cuckoo — create, fill, query and inspect cuckoo filter files from the command line.
 //
-//   cuckoo create FILTER --capacity N [--fpr E | --bits F] [--bucket-size B] [--semi-sort]
-//                        [--seed S] [--max-kicks K] [--force] [--wait SECONDS]
+//   cuckoo create FILTER --capacity N [--fpr E | --bits F] [--bucket-size B]
+//                        [--semi-sort | --grow] [--seed S] [--max-kicks K] [--force]
+//                        [--wait SECONDS]
 //   cuckoo add    FILTER [FILE...] [--u64] [--wait SECONDS]   keys: one per line (stdin when
 //                                                              no FILE or FILE is -)
 //   cuckoo query  FILTER [FILE...] [--u64] [--absent] [--count]   prints the keys that may be
@@ -12,6 +13,13 @@
 // Exit statuses: 0 success (query: some key selected), 1 query selected nothing, 2 error (bad
 // arguments, unreadable or damaged files, bad input, another writer kept the file locked past
 // --wait), 3 add stopped because the filter is full.
+//
+// Growable filters (create --grow, Config::growable): --capacity is where the filter starts, and
+// add doubles it whenever it is full instead of stopping, so a growable filter is saved as large as
+// its keys need. add still stops with status 3 if an insert is refused, which for a growable filter
+// happens only past a documented limit (growable/growable_filter.hpp): 31 doublings or 32-bit
+// slots, no memory for the next doubling, or 2b copies of one key. Their files are format version
+// 2; info shows the doublings, the starting and current capacity and the fingerprint widths.
 //
 // A key is the bytes of a line without its '\n' (an empty line is the empty key), or with --u64 a
 // decimal 64-bit unsigned integer (hashed as the integer, like filter.insert(std::uint64_t)).
@@ -245,6 +253,7 @@ struct CreateOptions {
   std::optional<unsigned> bits;
   unsigned bucket_size = cuckoo::defaults::kBucketSize;
   bool semi_sort = false;
+  bool grow = false;
   std::uint64_t seed = cuckoo::defaults::kSeed;
   unsigned max_kicks = cuckoo::defaults::kMaxKicks;
   bool force = false;
@@ -256,11 +265,16 @@ int create(const CreateOptions& options) {
   if (!options.force && exists) {
     throw std::runtime_error(options.filter + " exists (use --force to replace it)");
   }
+  if (options.grow && options.semi_sort) {
+    throw std::invalid_argument(
+        "--grow and --semi-sort cannot be combined: a growable filter cannot be semi-sorted");
+  }
   cuckoo::Config config{.capacity = options.capacity,
                         .bucket_size = options.bucket_size,
                         .max_kicks = options.max_kicks,
                         .seed = options.seed,
-                        .semi_sort = options.semi_sort};
+                        .semi_sort = options.semi_sort,
+                        .growable = options.grow};
   if (options.fpr) config.target_fpr = *options.fpr;
   if (options.bits) config.fingerprint_bits = *options.bits;
   const cuckoo::Filter filter{config};
@@ -275,6 +289,21 @@ int create(const CreateOptions& options) {
     }
   }
   filter.save(options.filter);
+  if (filter.growable()) {
+    const unsigned base_bits = filter.visit([](const auto& f) -> unsigned {
+      if constexpr (requires { f.base_fingerprint_bits(); }) {
+        return f.base_fingerprint_bits();
+      } else {
+        return f.fingerprint_bits();
+      }
+    });
+    fmt::print(
+        "created {}: growable, starting capacity {} (doubles when full), base fingerprint {} "
+        "bits ({} compared now), {} buckets of {}, {} bytes\n",
+        options.filter, filter.capacity(), base_bits, filter.fingerprint_bits(),
+        filter.bucket_count(), filter.bucket_size(), filter.memory_bytes());
+    return kSuccess;
+  }
   fmt::print("created {}: capacity {}, {}-bit fingerprints, {} buckets of {}, {} bytes\n",
              options.filter, filter.capacity(), filter.fingerprint_bits(), filter.bucket_count(),
              filter.bucket_size(), filter.memory_bytes());
@@ -291,20 +320,44 @@ struct KeyOptions {
   }
 };
 
+/// Why a growable filter refused `key` (its insert returned false and changed nothing): which of
+/// the limits of growable/growable_filter.hpp it reached.
+template <class Growable, class K>
+std::string growth_limit(const Growable& f, const K& key) {
+  const unsigned next = f.doublings() + 1;
+  if (next > cuckoo::growth::kMaxDoublings ||
+      cuckoo::growth::slot_bits(f.base_fingerprint_bits(), next) > cuckoo::growth::kMaxSlotBits) {
+    return fmt::format("it has doubled {} times, the most a growable filter of base width {} can",
+                       f.doublings(), f.base_fingerprint_bits());
+  }
+  if (f.count(key) >= 2 * std::size_t{f.bucket_size()}) {
+    return fmt::format(
+        "its two buckets for this key hold {} entries matching it, the most a growable filter "
+        "with buckets of {} can separate (a key added that many times?)",
+        f.count(key), f.bucket_size());
+  }
+  return "it could not double (no memory for the larger table, or its stash is full)";
+}
+
 int add(const KeyOptions& options) {
   struct Outcome {
     std::uint64_t added = 0;
     bool finished = false;
-    std::string stopped_at, refused_key;
-    std::size_t size = 0;
+    std::string stopped_at, refused_key, limit;
+    std::size_t size = 0, capacity = 0;
     double load = 0;
+    bool growable = false;
+    unsigned doublings_before = 0, doublings = 0;
   };
   // Under the writer lock: load, insert, save (also when full: every accepted key is kept). A bad
-  // key throws out of the change, and then nothing is saved.
+  // key throws out of the change, and then nothing is saved. A growable filter doubles inside
+  // insert as often as its keys need; its insert fails only past a documented limit.
   const Outcome outcome = cuckoo::update_file(
       options.filter,
       [&](cuckoo::Filter& filter) {
         Outcome o;
+        o.growable = filter.growable();
+        o.doublings_before = filter.doublings();
         o.finished = filter.visit([&](auto& f) {
           return for_each_key(
               options.inputs_or_stdin(), options.u64,
@@ -314,15 +367,28 @@ int add(const KeyOptions& options) {
                   return true;
                 }
                 o.refused_key = text.substr(0, 80);
+                if constexpr (requires { f.geometry(); }) o.limit = growth_limit(f, key);
                 return false;
               },
               &o.stopped_at);
         });
         o.size = filter.size();
         o.load = filter.load_factor();
+        o.capacity = filter.capacity();
+        o.doublings = filter.doublings();
         return o;
       },
       wait_duration(options.wait));
+  if (!outcome.finished && outcome.growable) {
+    fmt::print(stderr,
+               "cuckoo: {} is full and cannot grow: added {} keys, 1 did not fit ('{}' at {}): {}; "
+               "stopped there, the rest of the input was not read. The filter now holds {} items "
+               "({} doublings, capacity {}, load {:.1f}%).\n",
+               options.filter, outcome.added, outcome.refused_key, outcome.stopped_at,
+               outcome.limit, outcome.size, outcome.doublings, outcome.capacity,
+               100 * outcome.load);
+    return kFilterFull;
+  }
   if (!outcome.finished) {
     fmt::print(stderr,
                "cuckoo: {} is full: added {} keys, 1 did not fit ('{}' at {}); stopped there, the "
@@ -330,6 +396,14 @@ int add(const KeyOptions& options) {
                options.filter, outcome.added, outcome.refused_key, outcome.stopped_at, outcome.size,
                100 * outcome.load);
     return kFilterFull;
+  }
+  if (outcome.growable) {
+    fmt::print(
+        "added {} keys to {}: {} items, load {:.1f}%; {} doublings ({} in this add), "
+        "capacity {}\n",
+        outcome.added, options.filter, outcome.size, 100 * outcome.load, outcome.doublings,
+        outcome.doublings - outcome.doublings_before, outcome.capacity);
+    return kSuccess;
   }
   fmt::print("added {} keys to {}: {} items, load {:.1f}%\n", outcome.added, options.filter,
              outcome.size, 100 * outcome.load);
@@ -386,9 +460,83 @@ int remove(const KeyOptions& options) {
   return kSuccess;
 }
 
+/// info's last line: the checksum; status 2 when it does not match.
+int print_checksum(const std::string& path, const cuckoo::io::FileInfo& file) {
+  if (file.checksum_ok()) {
+    fmt::print("checksum         ok ({:#018x})\n", file.stored_checksum);
+    return kSuccess;
+  }
+  fmt::print("checksum         MISMATCH: stored {:#018x}, computed {:#018x}\n",
+             file.stored_checksum, file.computed_checksum);
+  fmt::print(stderr, "cuckoo: {}: checksum mismatch: the file is damaged\n", path);
+  return kError;
+}
+
+/// info's lines for a growable filter's file (format version 2): the header says how it has grown,
+/// and the expected FPR sums the entries' own widths, so it reads the table (a sound file only).
+void print_growable_info(const std::string& path, const cuckoo::io::FileInfo& file) {
+  namespace growth = cuckoo::growth;
+  const cuckoo::io::FileHeader& h = file.header;
+  const unsigned f = h.layout.fingerprint_bits, g = h.doublings;
+  const double slots = static_cast<double>(h.layout.bucket_count) * h.layout.bucket_size;
+  const double load = static_cast<double>(h.item_count) / slots;
+  const double table_bits = 8.0 * static_cast<double>(h.table_bytes);
+  const unsigned first_bits = growth::compared_bits(f, 0);
+  const unsigned shortest = g >= first_bits ? 0 : first_bits - g;
+  fmt::print("file             {} ({} bytes)\n", path, h.file_bytes());
+  fmt::print("format           cuckoo filter, format version {}\n", h.version);
+  fmt::print("growable         yes (doubles when full)\n");
+  fmt::print("hash             XXH3-64, seed {:#018x}\n", h.seed);
+  fmt::print("base fingerprint {} bits (f)\n", f);
+  fmt::print("slot bits        {}\n", growth::slot_bits(f, g));
+  fmt::print("compared bits    {} (entries added now)\n", growth::compared_bits(f, g));
+  if (shortest > 0) {
+    fmt::print("shortest         {} bits (entries added before the first doubling)\n", shortest);
+  } else {
+    fmt::print("shortest         0 bits (entries added before the first doubling have run out)\n");
+  }
+  fmt::print("bucket size      {}\n", h.layout.bucket_size);
+  fmt::print("buckets          {} ({} slots)\n", h.layout.bucket_count,
+             static_cast<std::uint64_t>(slots));
+  fmt::print("doublings        {}\n", g);
+  fmt::print("start capacity   {}\n", h.capacity);
+  fmt::print("capacity         {} (start x 2^{})\n", h.capacity << g, g);
+  fmt::print("items            {}\n", h.item_count);
+  fmt::print("stash            {} entries\n", h.stash_count);
+  fmt::print("load             {:.2f}%\n", 100 * load);
+  if (h.item_count > 0) {
+    fmt::print("bits per item    {:.2f} (table {} bytes)\n",
+               table_bits / static_cast<double>(h.item_count), h.table_bytes);
+  } else {
+    fmt::print("bits per item    - (empty; table {} bytes)\n", h.table_bytes);
+  }
+  const double full_fpr = growth::fpr_bound(h.layout.bucket_size, f, g);
+  if (file.checksum_ok()) {
+    const cuckoo::MappedFilter mapped = cuckoo::Filter::map(path, cuckoo::ChecksumCheck::kSkip);
+    const double expected_fpr = mapped->visit([](const auto& filter) -> double {
+      if constexpr (requires { filter.expected_fpr(); }) {
+        return filter.expected_fpr();
+      } else {
+        return NAN;  // not reached: the file is growable
+      }
+    });
+    fmt::print(
+        "expected FPR     {:.3g} at this load (about {:.3g} when full, before the next doubling)\n",
+        expected_fpr, full_fpr);
+  } else {
+    fmt::print("expected FPR     - (damaged table; about {:.3g} when full, before it doubles)\n",
+               full_fpr);
+  }
+  fmt::print("max kicks        {}\n", h.max_kicks);
+}
+
 int info(const std::string& path) {
   const cuckoo::io::FileInfo file = cuckoo::io::inspect(path);
   const cuckoo::io::FileHeader& h = file.header;
+  if (h.growable) {
+    print_growable_info(path, file);
+    return print_checksum(path, file);
+  }
   const double slots = static_cast<double>(h.layout.bucket_count) * h.layout.bucket_size;
   const double load = static_cast<double>(h.item_count) / slots;
   const double table_bits = 8.0 * static_cast<double>(h.table_bytes);
@@ -399,6 +547,7 @@ int info(const std::string& path) {
   const double full_fpr = 1.0 - std::pow(1.0 - match, 2.0 * h.layout.bucket_size);
   fmt::print("file             {} ({} bytes)\n", path, h.file_bytes());
   fmt::print("format           cuckoo filter, format version {}\n", h.version);
+  fmt::print("growable         no\n");
   fmt::print("hash             XXH3-64, seed {:#018x}\n", h.seed);
   fmt::print("fingerprint      {} bits\n", h.layout.fingerprint_bits);
   fmt::print("bucket size      {}{}\n", h.layout.bucket_size,
@@ -416,14 +565,7 @@ int info(const std::string& path) {
   }
   fmt::print("expected FPR     {:.3g} at this load ({:.3g} when full)\n", expected_fpr, full_fpr);
   fmt::print("max kicks        {}\n", h.max_kicks);
-  if (file.checksum_ok()) {
-    fmt::print("checksum         ok ({:#018x})\n", file.stored_checksum);
-    return kSuccess;
-  }
-  fmt::print("checksum         MISMATCH: stored {:#018x}, computed {:#018x}\n",
-             file.stored_checksum, file.computed_checksum);
-  fmt::print(stderr, "cuckoo: {}: checksum mismatch: the file is damaged\n", path);
-  return kError;
+  return print_checksum(path, file);
 }
 
 }  // namespace
@@ -437,24 +579,32 @@ int main(int argc, char** argv) {
       "and wait for it up to --wait seconds; query and info never wait.\n"
       "Exit status: 0 success (query: some key selected), 1 query selected nothing,\n"
       "2 error (also: another writer held the file past --wait), 3 add stopped because\n"
-      "the filter is full.",
+      "the filter is full (a growable filter, create --grow, doubles instead).",
       "cuckoo"};
   app.require_subcommand(1);
 
   CreateOptions create_options;
   auto* create_command = app.add_subcommand("create", "Create an empty filter file");
   create_command->add_option("FILTER", create_options.filter, "Filter file to create")->required();
-  create_command->add_option("--capacity", create_options.capacity, "Items the filter must hold")
+  create_command
+      ->add_option("--capacity", create_options.capacity,
+                   "Items the filter must hold (with --grow: the capacity it starts at)")
       ->required()
       ->check(CLI::PositiveNumber);
   auto* fpr = create_command->add_option("--fpr", create_options.fpr,
                                          "Target false-positive rate (default 0.001)");
-  auto* bits = create_command->add_option("--bits", create_options.bits, "Fingerprint bits, 2..32");
+  auto* bits = create_command->add_option(
+      "--bits", create_options.bits,
+      "Fingerprint bits, 2..32 (with --grow: the base width f, 11..30; a smaller one is raised "
+      "to 11)");
   fpr->excludes(bits);
   create_command->add_option("--bucket-size", create_options.bucket_size, "Entries per bucket")
       ->check(CLI::IsMember({2u, 4u, 8u}))
       ->capture_default_str();
   create_command->add_flag("--semi-sort", create_options.semi_sort, "Semi-sorted buckets (b = 4)");
+  create_command->add_flag("--grow", create_options.grow,
+                           "A growable filter: add doubles it whenever it is full instead of "
+                           "stopping, holding the target FPR (not with --semi-sort)");
   create_command->add_option("--seed", create_options.seed, "Hash seed (decimal or 0x hex)")
       ->capture_default_str();
   create_command->add_option("--max-kicks", create_options.max_kicks, "Longest kick walk")
@@ -487,7 +637,9 @@ int main(int argc, char** argv) {
   };
   KeyOptions add_options;
   auto* add_command = app.add_subcommand(
-      "add", "Add keys; when the filter fills up, keep what fit, stop and exit with status 3");
+      "add",
+      "Add keys; when the filter fills up, keep what fit, stop and exit with status 3 (a growable "
+      "filter doubles instead)");
   add_key_arguments(add_command, add_options, "Filter file to add to");
   add_wait_option(add_command, add_options.wait);
   QueryOptions query_options;

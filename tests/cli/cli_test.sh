@@ -79,6 +79,96 @@ items=$("$CUCKOO" info small.cf | awk '/^items/ {print $2}')
 expect_status 0 "every accepted key was saved" -- bash -c "head -n $items members.txt | '$CUCKOO' query small.cf --count"
 expect_output "$items" "accepted keys all present"
 expect_status 0 "the file of a full filter is sound" -- "$CUCKOO" info small.cf
+grep -q "^growable *no\$" out || fail "info of a fixed filter: $(head -c 300 out)"
+grep -q "format version 1\$" out || fail "a fixed filter is not format version 1: $(grep format out)"
+
+# ---- Growable filters: add doubles the file instead of stopping -------------------------------
+# info_field NAME FILE: the first word after NAME in `cuckoo info FILE`.
+info_field() {
+  "$CUCKOO" info "$2" | awk -v name="$1" 'index($0, name " ") == 1 {
+    split(substr($0, length(name) + 1), words, " "); print words[1]; exit }'
+}
+growable_start=$(date +%s%N)
+head -n 200000 members.txt > grow1.txt
+sed -n '200001,300000p' members.txt > grow2.txt
+cat grow1.txt grow2.txt > grow_all.txt
+head -n 150000 grow_all.txt > grow_first_half.txt
+tail -n 150000 grow_all.txt > grow_second_half.txt
+expect_status 0 "create --grow" -- "$CUCKOO" create grow.cf --grow --capacity 1000
+grep -q "growable, starting capacity 1000" out || fail "create --grow says: $(cat out)"
+expect_status 0 "add 200000 keys to a growable filter made for 1000" -- "$CUCKOO" add grow.cf grow1.txt
+[ -s err ] && fail "growable add printed to stderr: $(head -c 200 err)"
+expect_status 0 "query the grown filter" -- "$CUCKOO" query grow.cf --count grow1.txt
+expect_output 200000 "every key added to the growable filter found"
+expect_status 0 "info of a growable filter" -- "$CUCKOO" info grow.cf
+grep -q "^growable *yes" out || fail "info does not say growable: $(head -c 300 out)"
+grep -q "format version 2\$" out || fail "a growable filter is not format version 2: $(grep format out)"
+grep -q "^start capacity *1000\$" out || fail "info start capacity: $(grep capacity out)"
+grep -q "^items *200000\$" out || fail "info items after growing: $(grep items out)"
+grep -q "^checksum *ok" out || fail "info checksum of a grown filter: $(grep checksum out)"
+for field in "base fingerprint" "slot bits" "compared bits" "shortest" "stash" "expected FPR"; do
+  grep -q "^$field " out || fail "info of a growable filter lacks '$field': $(head -c 600 out)"
+done
+doublings1=$(awk '/^doublings/ {print $2}' out)
+[ "${doublings1:-0}" -ge 7 ] || fail "200000 keys from capacity 1000: only '$doublings1' doublings"
+capacity1=$(awk '/^capacity/ {print $2}' out)
+[ "${capacity1:-0}" -eq $((1000 << doublings1)) ] || fail "capacity $capacity1 after $doublings1 doublings"
+expect_status 0 "a second add grows it further" -- "$CUCKOO" add grow.cf grow2.txt
+doublings2=$(info_field doublings grow.cf)
+[ "${doublings2:-0}" -gt "$doublings1" ] || fail "300000 keys: doublings $doublings2, was $doublings1"
+expect_status 0 "query after the second add" -- bash -c "cat grow_all.txt | '$CUCKOO' query grow.cf --count"
+expect_output 300000 "all keys of both adds found"
+"$CUCKOO" query grow.cf --count others.txt > out
+[ "$(cat out)" -lt 9000 ] || fail "growable filter: $(cat out) false positives of $N at fpr 0.001"
+expect_status 0 "remove half from the growable filter" -- "$CUCKOO" remove grow.cf grow_first_half.txt
+grep -q "removed 150000 keys" out || fail "remove on a growable filter: $(cat out)"
+expect_status 0 "the other half is intact" -- "$CUCKOO" query grow.cf --count grow_second_half.txt
+expect_output 150000 "no false negatives after remove on a growable filter"
+"$CUCKOO" query grow.cf --count grow_first_half.txt > out
+[ "$(cat out)" -lt 1500 ] || fail "keys removed from a growable filter still found: $(cat out)"
+[ "$(info_field items grow.cf)" = 150000 ] || fail "items after remove: $(info_field items grow.cf)"
+# Integer keys, bucket size 2 and a --bits below the growable minimum (raised to 11).
+expect_status 0 "create --grow u64" -- "$CUCKOO" create grow_ints.cf --grow --capacity 100 --bucket-size 2 --bits 8
+expect_status 0 "add --u64 to a growable filter" -- bash -c "seq 0 7 700000 | '$CUCKOO' add grow_ints.cf --u64"
+expect_status 0 "query --u64 a growable filter" -- bash -c "seq 0 7 700000 | '$CUCKOO' query grow_ints.cf --u64 --count"
+expect_output 100001 "all integer keys found in the growable filter"
+expect_status 0 "remove --u64 from a growable filter" -- bash -c "seq 0 7 350000 | '$CUCKOO' remove grow_ints.cf --u64"
+expect_status 0 "query --u64 the rest" -- bash -c "seq 350007 7 700000 | '$CUCKOO' query grow_ints.cf --u64 --count"
+expect_output 50000 "the integer keys not removed are all found"
+[ "$(info_field "base fingerprint" grow_ints.cf)" = 11 ] || fail "--bits 8 --grow: base width $(info_field "base fingerprint" grow_ints.cf)"
+# Status 3 only when an insert is really refused: 2b copies of one key is a documented limit.
+expect_status 3 "a growable filter refuses a ninth copy of one key" -- bash -c "yes same | head -n 20 | '$CUCKOO' add grow_ints.cf"
+expect_stderr_has "grow_ints.cf is full and cannot grow" "growable refusal message"
+expect_stderr_has "(stdin):5" "growable refusal names the line (2b = 4 copies fit)"
+expect_status 0 "the copies that fit were saved" -- bash -c "printf 'same\n' | '$CUCKOO' query grow_ints.cf --count"
+# Refusals, damage.
+expect_status 2 "create --grow --semi-sort is refused" -- "$CUCKOO" create grow_semi.cf --grow --semi-sort --capacity 1000
+expect_stderr_has "--grow and --semi-sort cannot be combined" "--grow --semi-sort explained"
+[ -e grow_semi.cf ] && fail "a refused create --grow --semi-sort left a file"
+cp grow.cf grow_damaged.cf
+printf '\xff' | dd of=grow_damaged.cf bs=1 seek=300 conv=notrunc status=none
+expect_status 2 "damaged growable: info" -- "$CUCKOO" info grow_damaged.cf
+grep -q "MISMATCH" out || fail "info does not report the growable file's checksum mismatch"
+expect_status 2 "damaged growable: query" -- "$CUCKOO" query grow_damaged.cf grow1.txt
+expect_stderr_has "checksum mismatch" "growable damage named"
+# Concurrent adds on a growable filter: every writer's keys kept, across doublings.
+for w in 1 2; do sed "s/^/g$w-/" grow2.txt > "grow_writer$w.txt"; done
+for round in 1 2 3; do
+  rm -f grow_many.cf
+  "$CUCKOO" create grow_many.cf --grow --capacity 1000 > /dev/null
+  pids=()
+  for w in 1 2; do
+    "$CUCKOO" add grow_many.cf "grow_writer$w.txt" > "grow_add$w.out" 2> "grow_add$w.err" &
+    pids+=($!)
+  done
+  for w in 1 2; do
+    wait "${pids[$((w - 1))]}" || fail "round $round: growable writer $w exited $?: $(head -c 300 "grow_add$w.err")"
+  done
+  expect_status 0 "round $round: query after concurrent growable adds" -- bash -c "cat grow_writer1.txt grow_writer2.txt | '$CUCKOO' query grow_many.cf --count"
+  expect_output 200000 "round $round: every key of both concurrent growable writers found"
+  [ "$(info_field items grow_many.cf)" = 200000 ] || fail "round $round: items $(info_field items grow_many.cf)"
+done
+echo "growable filters: $((($(date +%s%N) - growable_start) / 1000000)) ms"
 
 # ---- Bad arguments -----------------------------------------------------------------------------
 expect_status 2 "no subcommand" -- "$CUCKOO"
