@@ -48,7 +48,7 @@
 //
 // Each octave of generations (j = 2^(k−1) .. 2^k − 1) adds 1/2 to the sum, and 2bα·2^−f ≤ ε, so
 // FPR ≤ ε·(1/2 + octaves/8): held under ε for the first 15 doublings (32768×, four octaves), and
-// then it gives way slowly — 1.06ε at 17 doublings (10^5×), 1.19ε at 31. expected_fpr() sums the
+// then it gives way slowly — 1.02ε at 17 doublings (10^5×), 1.13ε at 31. expected_fpr() sums the
 // same terms over the entries actually stored; the tests hold measured rates to it.
 //
 // Memory. Slots are W_g = f + 2 + ceil(log2(g + 1)) bits: the fixed filter's f plus one bit of
