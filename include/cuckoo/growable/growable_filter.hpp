@@ -89,6 +89,7 @@
 
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/endian.hpp"
+#include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
@@ -384,6 +385,8 @@ class BasicGrowableFilter {
   /// entries are at most about 2^−6 of the table (more would lower the load it reaches, b = 2
   /// first).
   static constexpr unsigned kUnpinnedDoublings = 6;
+  /// Buckets the breadth-first insert search visits at most (the fixed filter's figure).
+  static constexpr std::size_t kSearchNodes = 176;
   struct Probe {
     std::uint64_t first, second;
     std::uint32_t key;  // the key's next slot_bits_ bits of w, as a slot compares them
@@ -555,8 +558,43 @@ class BasicGrowableFilter {
     if (pinned(v)) return kick_walk(first, v);
     const std::uint64_t second = second_of(first, v);
     if (table_.try_place(second, v)) return true;
+    if (max_kicks_ > 0 && bfs_place(first, second, v)) return true;
     // A first bucket of pinned entries is a dead end for a walk that starts there.
     return kick_walk(first, v) || kick_walk(second, v);
+  }
+
+  /// The table as the breadth-first search sees it: pinned entries look like empty slots, which
+  /// the search never moves.
+  struct SearchView {
+    static constexpr unsigned kBucketSize = kSlots;
+    const BasicGrowableFilter* filter;
+    std::array<std::uint32_t, kSlots> entries(std::uint64_t bucket) const noexcept {
+      auto slots = filter->slots_of(bucket);
+      for (auto& v : slots) v = filter->pinned(v) ? 0 : v;
+      return slots;
+    }
+    void prefetch(std::uint64_t bucket) const noexcept { filter->table_.prefetch(bucket); }
+    bool has_free(std::uint64_t bucket) const noexcept { return filter->table_.has_free(bucket); }
+  };
+
+  /// The fixed filter's breadth-first path search (detail/path_search.hpp): a short path from one
+  /// of v's buckets to a free slot, moved along from its free end. An entry keeps its value on
+  /// either side, so a move is a copy of the value.
+  bool bfs_place(std::uint64_t first, std::uint64_t second, std::uint32_t v) noexcept {
+    const std::ptrdiff_t end = detail::find_displacement_path<kSearchNodes, 16 / kSlots>(
+        SearchView{this},
+        [this](std::uint64_t bucket, std::uint32_t moved) { return partner(bucket, moved); }, first,
+        second, v, max_kicks_, search_.data());
+    if (end < 0) return false;
+    auto n = static_cast<std::size_t>(end);
+    (void)table_.try_place(search_[n].bucket, search_[n].moved);
+    for (;;) {
+      const detail::BfsNode& node = search_[n];
+      const detail::BfsNode& parent = search_[static_cast<std::size_t>(node.parent)];
+      table_.write(parent.bucket, node.slot, parent.parent < 0 ? v : parent.moved);
+      if (parent.parent < 0) return true;
+      n = static_cast<std::size_t>(node.parent);
+    }
   }
 
   /// Random-walk displacement that puts `value` into `bucket`; never moves a pinned entry. A walk
@@ -663,6 +701,7 @@ class BasicGrowableFilter {
   std::size_t initial_capacity_;
   unsigned max_kicks_;
   std::vector<Displacement> walk_;
+  std::vector<detail::BfsNode> search_ = std::vector<detail::BfsNode>(kSearchNodes);
   std::vector<Alternation> alternations_;
   unsigned tag_bits_ = 0;
   unsigned generation_ = 0;
