@@ -1,4 +1,4 @@
-// The keys behind the committed golden filter files (tests/data/golden_v1_*.cf), shared by their
+// The keys behind the committed golden filter files (tests/data/golden_v*.cf), shared by their
 // generator (make_golden.cpp) and the test that checks them (tests/unit/test_io_golden.cpp).
 // Defined by plain formulas, not by the library's PRNG, so nothing the library may change later
 // can change them.
@@ -9,17 +9,23 @@
 
 namespace cuckoo::golden {
 
+inline constexpr std::size_t kCapacity = 2'000;
+/// Where the growable golden files start: their 1,900 keys take them through several doublings.
+inline constexpr std::size_t kGrowableCapacity = 100;
+
 struct GoldenFile {
   const char* name;
   unsigned bucket_size;
-  unsigned fingerprint_bits;
+  unsigned fingerprint_bits;  // f; the base width f for a growable file
+  bool growable = false;
 };
 inline constexpr GoldenFile kFiles[] = {
-    {"golden_v1_b4_f12.cf", 4, 12},  // a fixed-width table of the facade
-    {"golden_v1_b2_f7.cf", 2, 7},    // run-time width
-    {"golden_v1_b8_f16.cf", 8, 16},  // run-time width, wide buckets
+    {"golden_v1_b4_f12.cf", 4, 12},             // a fixed-width table of the facade
+    {"golden_v1_b2_f7.cf", 2, 7},               // run-time width
+    {"golden_v1_b8_f16.cf", 8, 16},             // run-time width, wide buckets
+    {"golden_v2_grow_b4_f13.cf", 4, 13, true},  // format version 2: a grown filter
+    {"golden_v2_grow_b2_f11.cf", 2, 11, true},
 };
-inline constexpr std::size_t kCapacity = 2'000;
 inline constexpr std::uint64_t kSeed = 0x676F6C64656E3031ull;  // "golden01"
 
 /// Integer keys: i = 0..kInsertedIntegers-1 are inserted; probes use 0..kProbedIntegers-1.

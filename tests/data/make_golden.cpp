@@ -3,9 +3,9 @@
 //   cmake --build build/debug --target cuckoo_make_golden
 //   build/debug/tests/cuckoo_make_golden tests/data
 //
-// Run once per format version, when the files are first committed. Never regenerate existing
-// files to make the golden test pass: the test exists to prove that files written by an earlier
-// version still load and answer the same way.
+// Run once per format version, when the files are first committed. It writes only the files that
+// do not exist yet: never regenerate existing files to make the golden test pass; the test exists
+// to prove that files written by an earlier version still load and answer the same way.
 //
 // <name>.expected lists every probe that answered "maybe present", one per line: "u <i>" for
 // integer_key(i), "s <i>" for string_key(i) (golden_keys.hpp); the first line is "size <n>".
@@ -24,10 +24,12 @@ int main(int argc, char** argv) {
   }
   const std::filesystem::path dir = argv[1];
   for (const GoldenFile& file : kFiles) {
-    cuckoo::Filter filter{cuckoo::Config{.capacity = kCapacity,
+    if (std::filesystem::exists(dir / file.name)) continue;
+    cuckoo::Filter filter{cuckoo::Config{.capacity = file.growable ? kGrowableCapacity : kCapacity,
                                          .fingerprint_bits = file.fingerprint_bits,
                                          .bucket_size = file.bucket_size,
-                                         .seed = kSeed}};
+                                         .seed = kSeed,
+                                         .growable = file.growable}};
     for (std::uint64_t i = 0; i < kInsertedIntegers; ++i) filter.insert(integer_key(i));
     for (std::uint64_t i = 0; i < kInsertedStrings; ++i) filter.insert(string_key(i));
     filter.save(dir / file.name);
