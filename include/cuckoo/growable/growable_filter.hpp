@@ -527,8 +527,15 @@ class BasicGrowableFilter {
   }
   bool contains_probe(const Probe& p) const noexcept {
     // Both buckets, without a branch between them: their loads overlap.
-    return (bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key)) ||
-           (!stash_.empty() && stash_count(p) != 0);
+    // The only branch is on the stash being empty, which is predictable; a branch on the answer
+    // (an ||) was mispredicted on every mixed stream and cost a quarter of the lookup.
+    bool hit = pair_matches(p.first, p.second, p.key);
+    if (!stash_.empty()) [[unlikely]]
+      hit |= stash_count(p) != 0;
+    return hit;
+  }
+  bool pair_matches(std::uint64_t first, std::uint64_t second, std::uint32_t kv) const noexcept {
+    return bucket_matches(first, kv) | bucket_matches(second, kv);
   }
   [[gnu::noinline, gnu::cold]] std::size_t stash_count(const Probe& p) const noexcept {
     std::size_t n = 0;
