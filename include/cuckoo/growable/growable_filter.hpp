@@ -466,11 +466,15 @@ class BasicGrowableFilter {
   }
   /// The first bucket of an entry stored in its second bucket `second`.
   std::uint64_t first_of(std::uint64_t second, std::uint32_t v) const noexcept {
-    const Alternation& a = alternation_of(v);
-    const std::uint64_t local = second - side_buckets_;
-    std::uint64_t base = local >> generation_;
+    return first_of(second, v, generation_);
+  }
+  /// The same in the geometry of generation g (the doubling reads the old table with it).
+  std::uint64_t first_of(std::uint64_t second, std::uint32_t v, unsigned g) const noexcept {
+    const Alternation& a = alternations_[v >> (growth::slot_bits(base_bits_, g) - tag_bits_)];
+    const std::uint64_t local = second - (base_buckets_ << g);
+    std::uint64_t base = local >> g;
     base = base >= a.base_offset ? base - a.base_offset : base + base_buckets_ - a.base_offset;
-    return (base << generation_) | ((local ^ a.flip) & extension_mask_);
+    return (base << g) | ((local ^ a.flip) & ((std::uint64_t{1} << g) - 1));
   }
   std::uint64_t partner(std::uint64_t bucket, std::uint32_t v) const noexcept {
     return bucket < side_buckets_ ? second_of(bucket, v) : first_of(bucket, v);
@@ -529,13 +533,10 @@ class BasicGrowableFilter {
     // Both buckets, without a branch between them: their loads overlap.
     // The only branch is on the stash being empty, which is predictable; a branch on the answer
     // (an ||) was mispredicted on every mixed stream and cost a quarter of the lookup.
-    bool hit = pair_matches(p.first, p.second, p.key);
+    bool hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
     return hit;
-  }
-  bool pair_matches(std::uint64_t first, std::uint64_t second, std::uint32_t kv) const noexcept {
-    return bucket_matches(first, kv) | bucket_matches(second, kv);
   }
   [[gnu::noinline, gnu::cold]] std::size_t stash_count(const Probe& p) const noexcept {
     std::size_t n = 0;
@@ -673,19 +674,14 @@ class BasicGrowableFilter {
       const std::uint32_t shifted = ((v << 1) & old_mask) << (next_bits - old_bits);
       return place_or_stash(2 * first + (v >> (old_bits - 1)), shifted);
     };
-    // The old geometry answers first_of(); the new one places. Side 0 first: its entries land in
-    // their children in address order, nearly always in the first bucket tried.
+    // first_of(…, g − 1) reads the old table; the new geometry places. Side 0 first: its entries
+    // land in their children in address order, nearly always in the first bucket tried.
     for (unsigned side = 0; side < 2; ++side) {
       for (std::uint64_t local = 0; local < old_side; ++local) {
         const std::uint64_t bucket = side * old_side + local;
         for (const std::uint32_t v : previous.entries(bucket)) {
           if (v == 0) continue;
-          std::uint64_t first = bucket;
-          if (side == 1) {
-            set_generation(next_generation - 1);
-            first = first_of(bucket, v);
-            set_generation(next_generation);
-          }
+          const std::uint64_t first = side == 0 ? bucket : first_of(bucket, v, next_generation - 1);
           if (!move_down(first, v)) return restore();
         }
       }
