@@ -472,15 +472,32 @@ int print_checksum(const std::string& path, const cuckoo::io::FileInfo& file) {
   return kError;
 }
 
+double slots_of(const cuckoo::io::FileHeader& h) {
+  return static_cast<double>(h.layout.bucket_count) * h.layout.bucket_size;
+}
+double load_of(const cuckoo::io::FileHeader& h) {
+  return static_cast<double>(h.item_count) / slots_of(h);
+}
+
+/// info's load and bits-per-item lines, the same for every file.
+void print_load(const cuckoo::io::FileHeader& h) {
+  fmt::print("load             {:.2f}%\n", 100 * load_of(h));
+  if (h.item_count > 0) {
+    fmt::print("bits per item    {:.2f} (table {} bytes)\n",
+               8.0 * static_cast<double>(h.table_bytes) / static_cast<double>(h.item_count),
+               h.table_bytes);
+  } else {
+    fmt::print("bits per item    - (empty; table {} bytes)\n", h.table_bytes);
+  }
+}
+
 /// info's lines for a growable filter's file (format version 2): the header says how it has grown,
 /// and the expected FPR sums the entries' own widths, so it reads the table (a sound file only).
 void print_growable_info(const std::string& path, const cuckoo::io::FileInfo& file) {
   namespace growth = cuckoo::growth;
   const cuckoo::io::FileHeader& h = file.header;
   const unsigned f = h.layout.fingerprint_bits, g = h.doublings;
-  const double slots = static_cast<double>(h.layout.bucket_count) * h.layout.bucket_size;
-  const double load = static_cast<double>(h.item_count) / slots;
-  const double table_bits = 8.0 * static_cast<double>(h.table_bytes);
+  const double slots = slots_of(h);
   const unsigned first_bits = growth::compared_bits(f, 0);
   const unsigned shortest = g >= first_bits ? 0 : first_bits - g;
   fmt::print("file             {} ({} bytes)\n", path, h.file_bytes());
@@ -503,13 +520,7 @@ void print_growable_info(const std::string& path, const cuckoo::io::FileInfo& fi
   fmt::print("capacity         {} (start x 2^{})\n", h.capacity << g, g);
   fmt::print("items            {}\n", h.item_count);
   fmt::print("stash            {} entries\n", h.stash_count);
-  fmt::print("load             {:.2f}%\n", 100 * load);
-  if (h.item_count > 0) {
-    fmt::print("bits per item    {:.2f} (table {} bytes)\n",
-               table_bits / static_cast<double>(h.item_count), h.table_bytes);
-  } else {
-    fmt::print("bits per item    - (empty; table {} bytes)\n", h.table_bytes);
-  }
+  print_load(h);
   const double full_fpr = growth::fpr_bound(h.layout.bucket_size, f, g);
   if (file.checksum_ok()) {
     const cuckoo::MappedFilter mapped = cuckoo::Filter::map(path, cuckoo::ChecksumCheck::kSkip);
@@ -537,9 +548,8 @@ int info(const std::string& path) {
     print_growable_info(path, file);
     return print_checksum(path, file);
   }
-  const double slots = static_cast<double>(h.layout.bucket_count) * h.layout.bucket_size;
-  const double load = static_cast<double>(h.item_count) / slots;
-  const double table_bits = 8.0 * static_cast<double>(h.table_bytes);
+  const double slots = slots_of(h);
+  const double load = load_of(h);
   // At load α a negative lookup meets about 2bα occupied slots, each matching with probability
   // 1/(2^f − 1) (fingerprints are uniform on 1..2^f − 1).
   const double match = 1.0 / (std::ldexp(1.0, static_cast<int>(h.layout.fingerprint_bits)) - 1.0);
@@ -556,13 +566,7 @@ int info(const std::string& path) {
              static_cast<std::uint64_t>(slots));
   fmt::print("capacity         {}\n", h.capacity);
   fmt::print("items            {}\n", h.item_count);
-  fmt::print("load             {:.2f}%\n", 100 * load);
-  if (h.item_count > 0) {
-    fmt::print("bits per item    {:.2f} (table {} bytes)\n",
-               table_bits / static_cast<double>(h.item_count), h.table_bytes);
-  } else {
-    fmt::print("bits per item    - (empty; table {} bytes)\n", h.table_bytes);
-  }
+  print_load(h);
   fmt::print("expected FPR     {:.3g} at this load ({:.3g} when full)\n", expected_fpr, full_fpr);
   fmt::print("max kicks        {}\n", h.max_kicks);
   return print_checksum(path, file);

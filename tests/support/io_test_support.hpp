@@ -1,8 +1,9 @@
-// Helpers for the file-format tests: a scratch directory removed afterwards, whole-file I/O, and
-// where the committed test data lives.
+// Helpers for the file-format tests: a scratch directory removed afterwards, whole-file I/O, where
+// the committed test data lives, and the tools for damaging a file on purpose.
 #pragma once
 
 #include <unistd.h>
+#include <xxhash.h>
 
 #include <atomic>
 #include <cstddef>
@@ -11,6 +12,8 @@
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "cuckoo/cuckoo.hpp"
 
 namespace cuckoo::test {
 
@@ -53,6 +56,29 @@ inline void write_file(const std::filesystem::path& path, const std::vector<std:
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()),
             static_cast<std::streamsize>(bytes.size()));
+}
+
+inline void set_u32(std::vector<std::byte>& file, std::size_t offset, std::uint32_t value) {
+  cuckoo::io::detail::store_u32(file.data() + offset, value);
+}
+inline void set_u64(std::vector<std::byte>& file, std::size_t offset, std::uint64_t value) {
+  cuckoo::io::detail::store_u64(file.data() + offset, value);
+}
+/// Recomputes the trailing checksum, so that the loader's other checks are what refuses a file.
+inline void fix_checksum(std::vector<std::byte>& file) {
+  if (file.size() < 8) return;
+  const std::size_t body = file.size() - 8;
+  set_u64(file, body, XXH3_64bits(file.data(), body));
+}
+
+/// The format_error message from deserializing `file`, or "" if it loaded.
+inline std::string refusal(const std::vector<std::byte>& file) {
+  try {
+    (void)cuckoo::Filter::deserialize(file);
+  } catch (const cuckoo::format_error& e) {
+    return e.what();
+  }
+  return "";
 }
 
 }  // namespace cuckoo::test

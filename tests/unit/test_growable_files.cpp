@@ -3,8 +3,6 @@
 // their stash, keep growing after a reload, and are refused like version-1 files when damaged.
 #include <gtest/gtest.h>
 
-#include <xxhash.h>
-
 #include <cstdint>
 #include <random>
 #include <sstream>
@@ -16,7 +14,11 @@
 
 namespace {
 
+using cuckoo::test::fix_checksum;
+using cuckoo::test::refusal;
 using cuckoo::test::ScratchDir;
+using cuckoo::test::set_u32;
+using cuckoo::test::set_u64;
 
 std::vector<bool> answers(const cuckoo::Filter& f, std::uint64_t inserted) {
   std::vector<bool> out;
@@ -119,19 +121,6 @@ TEST(GrowableFiles, TheStashIsSavedAndAnswers) {
 
 // ---- Damaged version-2 files ------------------------------------------------------------------
 
-std::string refusal(const std::vector<std::byte>& file) {
-  try {
-    cuckoo::Filter::deserialize(file);
-  } catch (const cuckoo::format_error& e) {
-    return e.what();
-  }
-  return "";
-}
-void fix_checksum(std::vector<std::byte>& file) {
-  const std::size_t body = file.size() - 8;
-  cuckoo::io::detail::store_u64(file.data() + body, XXH3_64bits(file.data(), body));
-}
-
 TEST(GrowableFiles, DamagedHeadersAreRefusedNamingTheField) {
   cuckoo::Filter filter({.capacity = 100, .growable = true});
   for (std::uint64_t k = 0; k < 3'000; ++k) ASSERT_TRUE(filter.insert(k));
@@ -164,9 +153,9 @@ TEST(GrowableFiles, DamagedHeadersAreRefusedNamingTheField) {
     SCOPED_TRACE(c.reason);
     auto file = good;
     if (c.wide) {
-      store_u64(file.data() + c.offset, c.value);
+      set_u64(file, c.offset, c.value);
     } else {
-      store_u32(file.data() + c.offset, static_cast<std::uint32_t>(c.value));
+      set_u32(file, c.offset, static_cast<std::uint32_t>(c.value));
     }
     fix_checksum(file);
     EXPECT_NE(refusal(file).find(c.reason), std::string::npos) << "got: " << refusal(file);
@@ -178,23 +167,21 @@ TEST(GrowableFiles, DamagedStashesAndTruncationsAreRefused) {
   const cuckoo::Filter filter = filter_with_stash(keys);
   const std::vector<std::byte> good = filter.serialize();
   const std::size_t stash_at = good.size() - 8 - 16;  // the last stash entry
-  using cuckoo::io::detail::store_u32;
-  using cuckoo::io::detail::store_u64;
   {
     auto file = good;
-    store_u64(file.data() + stash_at, filter.bucket_count());  // first bucket past side 0
+    set_u64(file, stash_at, filter.bucket_count());  // first bucket past side 0
     fix_checksum(file);
     EXPECT_NE(refusal(file).find("stash entry"), std::string::npos) << refusal(file);
   }
   {
     auto file = good;
-    store_u32(file.data() + stash_at + 8, 0);  // an empty value
+    set_u32(file, stash_at + 8, 0);  // an empty value
     fix_checksum(file);
     EXPECT_NE(refusal(file).find("stash entry"), std::string::npos) << refusal(file);
   }
   {
     auto file = good;
-    store_u32(file.data() + stash_at + 12, 1);  // padding not zero
+    set_u32(file, stash_at + 12, 1);  // padding not zero
     fix_checksum(file);
     EXPECT_NE(refusal(file).find("stash entry"), std::string::npos) << refusal(file);
   }

@@ -4,8 +4,6 @@
 // bytes, and every single-bit flip of a whole file.
 #include <gtest/gtest.h>
 
-#include <xxhash.h>
-
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,35 +13,16 @@
 
 namespace {
 
+using cuckoo::test::fix_checksum;
+using cuckoo::test::refusal;
 using cuckoo::test::ScratchDir;
+using cuckoo::test::set_u32;
+using cuckoo::test::set_u64;
 
 std::vector<std::byte> small_filter_file() {
   cuckoo::Filter filter{cuckoo::Config{.capacity = 40, .fingerprint_bits = 12}};
   for (int i = 0; i < 30; ++i) filter.insert(i);
   return filter.serialize();
-}
-
-void set_u32(std::vector<std::byte>& file, std::size_t offset, std::uint32_t value) {
-  cuckoo::io::detail::store_u32(file.data() + offset, value);
-}
-void set_u64(std::vector<std::byte>& file, std::size_t offset, std::uint64_t value) {
-  cuckoo::io::detail::store_u64(file.data() + offset, value);
-}
-/// Recomputes the trailing checksum, so that the loader's other checks are what refuses a file.
-void fix_checksum(std::vector<std::byte>& file) {
-  if (file.size() < 8) return;
-  const std::size_t body = file.size() - 8;
-  set_u64(file, body, XXH3_64bits(file.data(), body));
-}
-
-/// The format_error message from deserializing `file`, or "" if it loaded.
-std::string refusal(const std::vector<std::byte>& file) {
-  try {
-    (void)cuckoo::Filter::deserialize(file);
-  } catch (const cuckoo::format_error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 void expect_refused(const std::vector<std::byte>& file, const std::string& reason) {
