@@ -1,0 +1,210 @@
+"""Type stubs for cuckoo._cuckoo, the compiled half of ``import cuckoo``."""
+
+from __future__ import annotations
+
+import os
+from typing import Iterable, Iterator, Union
+
+import numpy as np
+import numpy.typing as npt
+
+#: A key: ``str`` (its UTF-8 bytes), ``bytes`` / ``bytearray`` / ``memoryview`` (their bytes) or an
+#: integer in [-2**63, 2**64) (the C++ API's 64-bit key; negatives are their two's complement).
+#: ``bool`` and ``float`` are refused with ``TypeError``.
+Key = Union[str, bytes, bytearray, memoryview, int]
+#: A batch: a numpy array of integers (any width), of ``S`` or ``U`` strings or of objects, or any
+#: iterable of keys.
+Keys = Union[npt.ArrayLike, Iterable[Key]]
+PathLike = Union[str, bytes, os.PathLike]
+
+DEFAULT_SEED: int
+DEFAULT_CAPACITY: int
+DEFAULT_ERROR_RATE: float
+DEFAULT_BUCKET_SIZE: int
+DEFAULT_MAX_KICKS: int
+DEFAULT_LOCK_WAIT: float
+
+class FilterFullError(RuntimeError):
+    """An ``add(..., strict=True)``, ``add_many(..., strict=True)`` or ``update`` found no room.
+    The filter holds every key it held before, plus the keys added before the one that failed."""
+
+class LockTimeoutError(TimeoutError):
+    """``locked_update`` waited longer than ``wait`` for another writer of the file."""
+
+class _Filter:
+    # ---- single keys --------------------------------------------------------------------------
+    def add(self, key: Key, *, strict: bool = False) -> bool:
+        """Inserts one copy of ``key``. False when there is no room (nothing is lost then);
+        with ``strict=True`` raises FilterFullError instead."""
+    def __contains__(self, key: object) -> bool:
+        """True if ``key`` may be in the set; False means it certainly is not."""
+    def __len__(self) -> int: ...
+    def __bool__(self) -> bool: ...
+    def add_many(self, keys: Keys, *, strict: bool = False) -> int:
+        """Inserts keys in order; stops at the first that does not fit and returns how many went
+        in (with ``strict=True`` raises FilterFullError then)."""
+    def contains_many(self, keys: Keys) -> npt.NDArray[np.bool_]:
+        """``result[i] = keys[i] in self``; the array has the shape of a numpy input."""
+    def update(self, *iterables: Keys) -> None:
+        """Adds every key of every iterable; raises FilterFullError at the first that does not fit
+        (the keys before it stay in)."""
+    def clear(self) -> None: ...
+    @property
+    def capacity(self) -> int: ...
+    @property
+    def memory_bytes(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+
+class CuckooFilter(_Filter):
+    """A cuckoo filter (Fan et al., CoNEXT 2014): approximate set membership with deletion.
+
+    Safe to share between threads: every object has a readers-writer lock; batch calls release the
+    GIL and hold it shared (lookups) or exclusive (changes). See ConcurrentCuckooFilter for
+    lock-free lookups.
+    """
+    def __init__(
+        self,
+        capacity: int = ...,
+        error_rate: float = 0.001,
+        *,
+        bucket_size: int = 4,
+        fingerprint_bits: int | None = None,
+        semi_sort: bool = False,
+        seed: int | None = None,
+        growable: bool = False,
+        max_kicks: int = 500,
+    ) -> None: ...
+    def discard(self, key: Key) -> bool:
+        """Removes one copy of ``key``; False if no copy matched."""
+    def remove(self, key: Key) -> None:
+        """Removes one copy of ``key``; KeyError if none matched."""
+    def count(self, key: Key) -> int:
+        """Copies of ``key``'s fingerprint in its two buckets (an upper bound on its count)."""
+    def discard_many(self, keys: Keys) -> int:
+        """Removes one copy of each key in order; returns how many copies were removed."""
+    def count_many(self, keys: Keys) -> npt.NDArray[np.int64]: ...
+    def copy(self) -> CuckooFilter:
+        """An independent, writable copy (also of a mapped filter)."""
+    def __copy__(self) -> CuckooFilter: ...
+    def __deepcopy__(self, memo: dict) -> CuckooFilter: ...
+    # ---- files and bytes (the library's format, docs/FORMAT.md) --------------------------------
+    def save(self, path: PathLike) -> None:
+        """Writes the filter atomically (temporary file, fsync, rename)."""
+    @staticmethod
+    def load(path: PathLike) -> CuckooFilter:
+        """Reads a saved filter; ValueError naming the problem if the file cannot be trusted."""
+    @staticmethod
+    def map(path: PathLike, *, verify: bool = True) -> CuckooFilter:
+        """Opens a saved filter read-only, zero-copy: lookups read the mapped file. Changes raise
+        TypeError; ``copy()`` gives a writable filter."""
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes | bytearray | memoryview) -> CuckooFilter: ...
+    def __reduce__(self) -> tuple: ...
+    def __buffer__(self, flags: int) -> memoryview: ...
+    # ---- shape and state --------------------------------------------------------------------------
+    @property
+    def size(self) -> int: ...
+    @property
+    def bucket_count(self) -> int: ...
+    @property
+    def slot_count(self) -> int: ...
+    @property
+    def bucket_size(self) -> int: ...
+    @property
+    def fingerprint_bits(self) -> int: ...
+    @property
+    def semi_sorted(self) -> bool: ...
+    @property
+    def load_factor(self) -> float: ...
+    @property
+    def max_kicks(self) -> int: ...
+    @property
+    def growable(self) -> bool: ...
+    @property
+    def doublings(self) -> int: ...
+    @property
+    def error_rate_bound(self) -> float:
+        """The false-positive rate the filter's fingerprints bound at full load."""
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def table(self) -> memoryview:
+        """The fingerprint table's bytes, read-only and zero-copy (fixed-size filters only: a
+        growable table moves when it doubles)."""
+
+class ConcurrentCuckooFilter(_Filter):
+    """A cuckoo filter for many threads: lookups take no lock (optimistic reads validated by
+    striped version counters), writers lock two stripes. Plain tables only (no semi_sort, no
+    growable)."""
+    def __init__(
+        self,
+        capacity: int = ...,
+        error_rate: float = 0.001,
+        *,
+        bucket_size: int = 4,
+        fingerprint_bits: int | None = None,
+        seed: int | None = None,
+        max_kicks: int = 500,
+    ) -> None: ...
+    def discard(self, key: Key) -> bool: ...
+    def remove(self, key: Key) -> None: ...
+    def count(self, key: Key) -> int: ...
+    def discard_many(self, keys: Keys) -> int: ...
+    def count_many(self, keys: Keys) -> npt.NDArray[np.int64]: ...
+    def copy(self) -> ConcurrentCuckooFilter: ...
+    def save(self, path: PathLike) -> None: ...
+    @staticmethod
+    def load(path: PathLike) -> ConcurrentCuckooFilter: ...
+    def to_bytes(self) -> bytes: ...
+    @staticmethod
+    def from_bytes(data: bytes | bytearray | memoryview) -> ConcurrentCuckooFilter: ...
+    def to_filter(self) -> CuckooFilter: ...
+    @staticmethod
+    def from_filter(filter: CuckooFilter) -> ConcurrentCuckooFilter: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def bucket_count(self) -> int: ...
+    @property
+    def slot_count(self) -> int: ...
+    @property
+    def bucket_size(self) -> int: ...
+    @property
+    def fingerprint_bits(self) -> int: ...
+    @property
+    def load_factor(self) -> float: ...
+    @property
+    def max_kicks(self) -> int: ...
+
+class BloomFilter(_Filter):
+    def __init__(self, capacity: int = ..., error_rate: float = 0.001, *,
+                 seed: int | None = None) -> None: ...
+class BlockedBloomFilter(_Filter):
+    def __init__(self, capacity: int = ..., error_rate: float = 0.001, *,
+                 seed: int | None = None) -> None: ...
+class CountingBloomFilter(_Filter):
+    def __init__(self, capacity: int = ..., error_rate: float = 0.001, *,
+                 seed: int | None = None) -> None: ...
+    def discard(self, key: Key) -> bool: ...
+    def remove(self, key: Key) -> None: ...
+    def discard_many(self, keys: Keys) -> int: ...
+class DLeftCountingBloomFilter(_Filter):
+    def __init__(self, capacity: int = ..., error_rate: float = 0.001, *,
+                 seed: int | None = None) -> None: ...
+    def discard(self, key: Key) -> bool: ...
+    def remove(self, key: Key) -> None: ...
+    def discard_many(self, keys: Keys) -> int: ...
+class QuotientFilter(_Filter):
+    def __init__(self, capacity: int = ..., error_rate: float = 0.001, *,
+                 seed: int | None = None) -> None: ...
+    def discard(self, key: Key) -> bool: ...
+    def remove(self, key: Key) -> None: ...
+    def discard_many(self, keys: Keys) -> int: ...
+
+def locked_update(path: PathLike, *, wait: float = ...) -> Iterator[CuckooFilter]:
+    """Context manager: ``with cuckoo.locked_update("f.cf") as f: f.add_many(keys)`` takes the
+    file's writer lock (waiting up to ``wait`` seconds, LockTimeoutError after), loads the filter,
+    and saves it atomically when the block ends without an exception; concurrent writers through
+    it or through ``cuckoo add`` never lose each other's keys."""
