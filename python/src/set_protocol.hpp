@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -172,6 +173,38 @@ py::array_t<std::int64_t> count_batch(W& holder, py::handle keys) {
   return counts;
 }
 
+/// The C++ object behind a Python instance of a class bound with holder W; TypeError if its
+/// __init__ never ran (a subclass that forgot super().__init__()).
+template <class W>
+W& holder_of(PyObject* self) {
+  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(W));
+  auto* instance = reinterpret_cast<py::detail::instance*>(self);
+  const py::detail::value_and_holder value = instance->get_value_and_holder(type, false);
+  if (!value || !value.holder_constructed() || value.value_ptr<W>() == nullptr) {
+    throw py::type_error(std::string(Py_TYPE(self)->tp_name) +
+                         " object is not initialized (did a subclass skip super().__init__()?)");
+  }
+  return *value.value_ptr<W>();
+}
+
+/// `key in filter` straight from the type's sq_contains slot. Through pybind11's dispatcher (which
+/// matches overloads and builds argument casters) `in` cost 189 ns against a Python set's 135.
+template <class W>
+int contains_slot(PyObject* self, PyObject* key) noexcept {
+  try {
+    return contains_one(holder_of<W>(self), key) ? 1 : 0;
+  } catch (py::error_already_set& e) {
+    e.restore();
+  } catch (const py::builtin_exception& e) {
+    e.set_error();
+  } catch (const std::bad_alloc&) {
+    PyErr_NoMemory();
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return -1;
+}
+
 /// add, in, len, bool, add_many, contains_many, update, capacity, memory_bytes, seed; and clear,
 /// discard / remove / discard_many, count / count_many where the C++ filter has them.
 template <class W, class... Options>
@@ -182,6 +215,9 @@ void bind_set_protocol(py::class_<W, Options...>& cls) {
           "With strict=True a full filter raises FilterFullError instead.");
   cls.def("__contains__", &contains_one<W>, py::arg("key"),
           "True if key may be in the set; False means it certainly is not.");
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  type->tp_as_sequence->sq_contains = &contains_slot<W>;  // `in` skips the dispatcher
+  PyType_Modified(type);
   cls.def(
       "__len__", [](W& holder) { return holder.read([](const auto& f) { return f.size(); }); },
       "Items held (each copy of a duplicate counts).");
