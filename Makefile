@@ -19,7 +19,8 @@ FUZZ_SECONDS ?= 60
 
 # Debian packages the build, tests, tools and benchmarks need.
 PACKAGES := cmake g++ make pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev \
-            libcli11-dev libfmt-dev gnuplot-nox clang libclang-rt-14-dev libcuckoo-dev
+            libcli11-dev libfmt-dev gnuplot-nox clang libclang-rt-14-dev libcuckoo-dev \
+            python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-hypothesis
 
 .PHONY: all deps configure build test test-debug test-sanitize test-tsan stress-concurrent \
         mutation-check bench fuzz format format-check clean
@@ -39,7 +40,8 @@ deps:
 	fi
 
 $(BUILD)/debug/CMakeCache.txt: | deps
-	cmake -S . -B $(BUILD)/debug -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_WERROR=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD)/debug -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_WERROR=ON \
+	  -DCUCKOO_REQUIRE_PYTHON=ON $(CMAKE_FLAGS)
 
 $(BUILD)/sanitize/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_WERROR=ON \
