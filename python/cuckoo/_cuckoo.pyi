@@ -113,7 +113,11 @@ class CuckooFilter(_Filter):
     @property
     def bucket_size(self) -> int: ...
     @property
-    def fingerprint_bits(self) -> int: ...
+    def fingerprint_bits(self) -> int:
+        """f; for a growable filter the bits an entry inserted now compares."""
+    @property
+    def base_fingerprint_bits(self) -> int:
+        """The width a growable filter started with (fingerprint_bits for a fixed one)."""
     @property
     def semi_sorted(self) -> bool: ...
     @property
@@ -126,7 +130,11 @@ class CuckooFilter(_Filter):
     def doublings(self) -> int: ...
     @property
     def error_rate_bound(self) -> float:
-        """The false-positive rate the filter's fingerprints bound at full load."""
+        """The false-positive rate bound of the full table: 1 - (1 - 2**-f)**(2b) for a fixed
+        filter, the growable filter's bound at its current size."""
+    @property
+    def expected_error_rate(self) -> float:
+        """The expected false-positive rate at the current load."""
     @property
     def read_only(self) -> bool: ...
     @property
