@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "cuckoo/growable/growable_filter.hpp"
@@ -71,6 +72,35 @@ TEST(GrowableLimits, AtMostTwoBucketsOfCopiesOfOneKey) {
     if (b == 2) run(cuckoo::BasicGrowableFilter<2>({.capacity = 1000, .bucket_size = 2}));
     if (b == 4) run(cuckoo::BasicGrowableFilter<4>({.capacity = 1000, .bucket_size = 4}));
     if (b == 8) run(cuckoo::BasicGrowableFilter<8>({.capacity = 1000, .bucket_size = 8}));
+  }
+}
+
+// A few keys inserted over and over in a tiny filter: each key's copies crowd its two buckets,
+// so inserts start to fail. A refused insert must not leave a doubling behind (it once did when
+// the doubling itself succeeded but the key still found no room), and copies of one key, which
+// always follow it into the same children, must not make the filter double at all.
+TEST(GrowableLimits, RepeatedKeysNeverLeaveADoublingBehind) {
+  for (unsigned keys : {2u, 3u}) {
+    cuckoo::BasicGrowableFilter<4> filter({.capacity = 4});
+    unsigned refused = 0;
+    for (unsigned i = 0; i < 200 && refused < 10; ++i) {
+      const std::string key = "k" + std::to_string(i % keys);
+      const auto before = bytes_of(filter);
+      const unsigned doublings = filter.doublings();
+      const std::size_t size = filter.size();
+      if (filter.insert(key)) continue;
+      ++refused;
+      EXPECT_EQ(filter.doublings(), doublings) << "insert " << i;
+      EXPECT_EQ(filter.size(), size);
+      EXPECT_EQ(bytes_of(filter), before) << "insert " << i;
+    }
+    EXPECT_EQ(refused, 10u) << "2b copies per key, then refusals";
+    EXPECT_LE(filter.size(), keys * 2 * 4);
+    // Copies cannot be split, so the table grows at most as far as the distinct keys need.
+    EXPECT_LE(filter.doublings(), 2u) << keys << " keys";
+    for (unsigned k = 0; k < keys; ++k) {
+      EXPECT_GE(filter.count("k" + std::to_string(k)), 1u);
+    }
   }
 }
 

@@ -215,12 +215,9 @@ class BasicGrowableFilter {
   bool insert_hash(std::uint64_t hash) {
     Probe p = probe_of(hash);
     if (place(p.first, p.key | 1u)) return ++size_, true;
-    if (full_copies(p) == 2 * kSlots) return false;  // doubling cannot split identical entries
-    if (!grow()) return false;
-    // Right after a doubling a walk fails only when more than 2b entries share the key's bucket
-    // pair (its first bucket and tag), or its first bucket holds b pinned entries: the stash.
-    p = probe_of(hash);
-    if (!place_or_stash(p.first, p.key | 1u)) return false;
+    // Entries matching the key follow it into the same children: doubling cannot split them.
+    if (matching_entries(p) == 2 * kSlots) return false;
+    if (!grow_and_place(hash)) return false;
     return ++size_, true;
   }
 
@@ -550,12 +547,9 @@ class BasicGrowableFilter {
     stash_.push_back({first, v});
     return true;
   }
-  std::size_t full_copies(const Probe& p) const noexcept {
-    std::size_t n = 0;
-    for (const std::uint64_t bucket : {p.first, p.second}) {
-      for (const std::uint32_t v : slots_of(bucket)) n += v == (p.key | 1u);
-    }
-    return n;
+  /// Entries of the key's two buckets that match it, of any length.
+  std::size_t matching_entries(const Probe& p) const noexcept {
+    return count_in(p.first, p.key) + count_in(p.second, p.key);
   }
 
   /// Places entry v whose first bucket is `first`, as an insert does: its first bucket, its second
@@ -633,10 +627,11 @@ class BasicGrowableFilter {
     return false;
   }
 
-  /// Doubles the table. Every entry goes back to its first bucket, on to the child its leading
-  /// bit names (both children when it has no bits left), and into the new table as an insert
-  /// places it. On any failure the filter is left exactly as it was.
-  bool grow() {
+  /// Doubles the table, then places the key of `hash`. Every entry goes back to its first bucket,
+  /// on to the child its leading bit names (both children when it has no bits left), and into the
+  /// new table as an insert places it. On any failure, the key's placement included, the filter
+  /// is left exactly as it was: a refused insert never leaves a doubled table behind.
+  bool grow_and_place(std::uint64_t hash) {
     const unsigned next_generation = generation_ + 1;
     if (next_generation > growth::kMaxDoublings) return false;
     const unsigned next_bits = growth::slot_bits(base_bits_, next_generation);
@@ -689,6 +684,10 @@ class BasicGrowableFilter {
     for (const Stashed& e : previous_stash) {
       if (!move_down(e.first, e.value)) return restore();
     }
+    // Right after a doubling a walk fails only when more than 2b entries share the key's bucket
+    // pair (its first bucket and tag), or its first bucket holds b pinned entries: the stash.
+    const Probe p = probe_of(hash);
+    if (!place_or_stash(p.first, p.key | 1u)) return restore();
     return true;
   }
 
