@@ -59,6 +59,11 @@ __all__ = [
 ]
 
 
+def _unpickle(cls: type, data: bytes):
+    """How pickles of CuckooFilter and ConcurrentCuckooFilter come back: their file bytes."""
+    return cls.from_bytes(data)
+
+
 @contextlib.contextmanager
 def locked_update(
     path: Union[str, bytes, os.PathLike], *, wait: float = DEFAULT_LOCK_WAIT

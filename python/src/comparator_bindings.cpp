@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "arguments.hpp"
 #include "bindings.hpp"
 #include "cuckoo/amq/blocked_bloom.hpp"
 #include "cuckoo/amq/bloom.hpp"
@@ -28,18 +29,16 @@ void bind_comparator(py::module_& m, const char* name, const char* doc) {
   using Holder = ComparatorHolder<T>;
   py::class_<Holder> cls(m, name, doc);
   cls.def(py::init([](long long capacity, double error_rate, const py::object& seed) {
-            if (capacity <= 0) {
-              throw py::value_error("capacity must be a positive number of items, got " +
-                                    std::to_string(capacity));
-            }
-            std::uint64_t s = defaults::kSeed;
-            if (!seed.is_none()) s = seed.cast<std::uint64_t>();
             return std::make_unique<Holder>(
-                T::with_capacity(static_cast<std::size_t>(capacity), error_rate, s));
+                T::with_capacity(checked_capacity(capacity), error_rate, checked_seed(seed)));
           }),
           py::arg("capacity") = defaults::kCapacity, py::arg("error_rate") = defaults::kTargetFpr,
           py::kw_only(), py::arg("seed") = py::none());
   bind_set_protocol(cls);
+  cls.def("__reduce_ex__", [name](const py::object&, int) -> py::object {
+    throw py::type_error(std::string("cannot pickle ") + name +
+                         ": the comparators have no file format (CuckooFilter has)");
+  });
   cls.def("__repr__", [name](Holder& holder) {
     return holder.read([&](const T& f) {
       return std::string(name) + "(size=" + std::to_string(f.size()) +

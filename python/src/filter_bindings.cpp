@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "bindings.hpp"
 #include "cuckoo/cuckoo.hpp"
 #include "holders.hpp"
@@ -25,27 +26,6 @@
 namespace cuckoo::python {
 
 namespace {
-
-std::size_t checked_capacity(long long capacity) {
-  if (capacity <= 0) {
-    throw py::value_error("capacity must be a positive number of items, got " +
-                          std::to_string(capacity));
-  }
-  return static_cast<std::size_t>(capacity);
-}
-
-std::uint64_t checked_seed(const py::object& seed) {
-  if (seed.is_none()) return defaults::kSeed;
-  if (!PyLong_Check(seed.ptr()) || PyBool_Check(seed.ptr())) {
-    throw py::type_error("seed must be an int in [0, 2**64) or None");
-  }
-  const unsigned long long value = PyLong_AsUnsignedLongLong(seed.ptr());
-  if (value == static_cast<unsigned long long>(-1) && PyErr_Occurred()) {
-    PyErr_Clear();
-    throw py::value_error("seed must be in [0, 2**64), got " + py::repr(seed).cast<std::string>());
-  }
-  return value;
-}
 
 Config make_config(long long capacity, double error_rate, unsigned bucket_size,
                    std::optional<unsigned> fingerprint_bits, bool semi_sort, const py::object& seed,
@@ -72,7 +52,13 @@ Config make_config(long long capacity, double error_rate, unsigned bucket_size,
 /// growable filter's bound at its current number of doublings (growable_filter.hpp).
 double error_rate_bound(const Filter& filter) {
   if (filter.growable()) {
-    return growth::fpr_bound(filter.bucket_size(), filter.fingerprint_bits(), filter.doublings());
+    return filter.visit([](const auto& f) -> double {
+      if constexpr (requires { f.base_fingerprint_bits(); }) {
+        return growth::fpr_bound(f.bucket_size(), f.base_fingerprint_bits(), f.doublings());
+      } else {
+        return 1.0;  // unreachable: growable() is true only for growable alternatives
+      }
+    });
   }
   const double match = std::ldexp(1.0, -static_cast<int>(filter.fingerprint_bits()));
   return 1.0 - std::pow(1.0 - match, 2.0 * filter.bucket_size());
@@ -238,12 +224,14 @@ batch calls release the GIL while they work. ConcurrentCuckooFilter takes no loc
       [](const py::buffer& data) { return std::make_unique<FilterHolder>(deserialized(data)); },
       py::arg("data"),
       "A filter from to_bytes() output (or a file's bytes); ValueError if damaged.");
-  filter.def(py::pickle(
-      [](FilterHolder& holder) { return py::make_tuple(to_python_bytes(serialized(holder))); },
-      [](const py::tuple& state) {
-        if (state.size() != 1) throw py::value_error("CuckooFilter: bad pickle state");
-        return std::make_unique<FilterHolder>(deserialized(state[0].cast<py::buffer>()));
-      }));
+  // Pickled as (cuckoo._unpickle, (class, file bytes)): every pickle protocol, and the bytes are
+  // the file format. (pybind11's py::pickle needs protocol 2 and aborts the interpreter on 0 / 1;
+  // a pybind11 static method cannot itself be pickled by reference, a Python function can.)
+  filter.def("__reduce__", [](const py::object& self) {
+    FilterHolder& holder = self.cast<FilterHolder&>();
+    return py::make_tuple(py::module_::import("cuckoo").attr("_unpickle"),
+                          py::make_tuple(py::type::of(self), to_python_bytes(serialized(holder))));
+  });
 
   // ---- Shape and state -------------------------------------------------------------------------
   auto property = [&](const char* name, auto get, const char* doc) {
@@ -263,7 +251,20 @@ batch calls release the GIL while they work. ConcurrentCuckooFilter takes no loc
       "Entries per bucket b (2, 4 or 8).");
   property(
       "fingerprint_bits", [](const Filter& f) { return f.fingerprint_bits(); },
-      "Fingerprint width f (for a growable filter: the width of its first entries).");
+      "Fingerprint width f (for a growable filter: the bits an entry inserted now compares, "
+      "one more each time the doublings pass a power of two).");
+  property(
+      "base_fingerprint_bits",
+      [](const Filter& f) {
+        return f.visit([](const auto& inner) -> unsigned {
+          if constexpr (requires { inner.base_fingerprint_bits(); }) {
+            return inner.base_fingerprint_bits();
+          } else {
+            return inner.fingerprint_bits();
+          }
+        });
+      },
+      "The width a growable filter started with (fingerprint_bits for a fixed one).");
   property(
       "semi_sorted", [](const Filter& f) { return f.semi_sorted(); },
       "True for semi-sorted buckets (f bits stored in f - 1).");
@@ -382,14 +383,12 @@ Plain tables only: no semi_sort, no growable. Files, bytes and pickles are Cucko
       "from_bytes",
       [](const py::buffer& data) { return ConcurrentHolder(ConcurrentFilter(deserialized(data))); },
       py::arg("data"));
-  concurrent.def(py::pickle(
-      [snapshot](ConcurrentHolder& holder) {
-        return py::make_tuple(to_python_bytes(snapshot(holder).serialize()));
-      },
-      [](const py::tuple& state) {
-        if (state.size() != 1) throw py::value_error("ConcurrentCuckooFilter: bad pickle state");
-        return ConcurrentHolder(ConcurrentFilter(deserialized(state[0].cast<py::buffer>())));
-      }));
+  concurrent.def("__reduce__", [snapshot](const py::object& self) {
+    ConcurrentHolder& holder = self.cast<ConcurrentHolder&>();
+    return py::make_tuple(
+        py::module_::import("cuckoo").attr("_unpickle"),
+        py::make_tuple(py::type::of(self), to_python_bytes(snapshot(holder).serialize())));
+  });
   auto concurrent_property = [&](const char* name, auto get, const char* doc) {
     concurrent.def_property_readonly(
         name, [get](ConcurrentHolder& holder) { return holder.read(get); }, doc);

@@ -119,8 +119,9 @@ KeyBatch::KeyBatch(py::handle keys) {
   }
 }
 
+/// Counts the key just stored (in own_integers_ or string_ends_) into the runs.
 void KeyBatch::append(bool integers) {
-  const std::size_t first = integers ? own_integers_.size() : string_ends_.size();
+  const std::size_t first = (integers ? own_integers_.size() : string_ends_.size()) - 1;
   if (!runs_.empty() && runs_.back().integers == integers) {
     ++runs_.back().count;
   } else {
