@@ -125,6 +125,7 @@ PY_BENCH_FLAGS ?=
 PY_BENCH_PYTHON ?= /usr/bin/python3
 .PHONY: bench-python
 bench-python: deps $(BUILD)/release/CMakeCache.txt
+	cmake -S . -B $(BUILD)/release >/dev/null  # a release build from before the module gains it
 	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo_python cuckoo_python_baseline
 	PYTHONPATH=$(BUILD)/release/python $(PY_BENCH_PYTHON) bench/python/bench_python.py \
 	  --scale $(PY_BENCH_SCALE) --baseline $(BUILD)/release/bench/cuckoo_python_baseline \
