@@ -85,7 +85,9 @@ std::optional<std::vector<std::uint64_t>> read_keys(const std::string& path) {
   return keys;
 }
 
-double best(std::vector<double> v) { return *std::min_element(v.begin(), v.end()); }
+double best(std::vector<double> v) {
+  return *std::min_element(v.begin(), v.end());
+}
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
@@ -135,8 +137,8 @@ int run(const Options& opt) {
     const std::size_t r = filter->insert(fill_keys);
     insert_ns.push_back(seconds_since(t0) * per_fill);
     if (rep > 0 && r != inserted) {
-      std::fprintf(stderr, "python_baseline: repetition %d inserted %zu keys, the first %zu\n",
-                   rep, r, inserted);
+      std::fprintf(stderr, "python_baseline: repetition %d inserted %zu keys, the first %zu\n", rep,
+                   r, inserted);
       return 1;
     }
     inserted = r;
