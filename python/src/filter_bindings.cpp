@@ -98,6 +98,12 @@ Filter deserialized(const py::buffer& data) {
   return Filter::deserialize(bytes_of(info));
 }
 
+/// A writable copy in memory (of a mapped filter too), copied with the lock held shared.
+std::unique_ptr<FilterHolder> copy_of(FilterHolder& holder) {
+  return std::make_unique<FilterHolder>(
+      holder.read_batch([](const Filter& f) { return Filter(f); }));
+}
+
 std::string describe(FilterHolder& holder) {
   return holder.read([&](const Filter& f) {
     std::string text = "CuckooFilter(size=" + std::to_string(f.size()) +
@@ -167,23 +173,10 @@ batch calls release the GIL while they work. ConcurrentCuckooFilter takes no loc
              py::arg("max_kicks") = defaults::kMaxKicks);
   bind_set_protocol(filter);
   filter.def("__repr__", &describe);
+  filter.def("copy", &copy_of, "An independent, writable copy (also of a mapped filter).");
+  filter.def("__copy__", &copy_of);
   filter.def(
-      "copy",
-      [](FilterHolder& holder) {
-        return std::make_unique<FilterHolder>(
-            holder.read_batch([](const Filter& f) { return Filter(f); }));
-      },
-      "An independent, writable copy (also of a mapped filter).");
-  filter.def("__copy__", [](FilterHolder& holder) {
-    return std::make_unique<FilterHolder>(
-        holder.read_batch([](const Filter& f) { return Filter(f); }));
-  });
-  filter.def(
-      "__deepcopy__",
-      [](FilterHolder& holder, const py::object&) {
-        return std::make_unique<FilterHolder>(
-            holder.read_batch([](const Filter& f) { return Filter(f); }));
-      },
+      "__deepcopy__", [](FilterHolder& holder, const py::object&) { return copy_of(holder); },
       py::arg("memo"));
 
   // ---- Files and bytes -------------------------------------------------------------------------

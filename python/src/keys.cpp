@@ -181,9 +181,7 @@ void KeyBatch::read_iterable(py::handle keys) {
     }
   }
   integers_ = own_integers_.data();
-  std::vector<std::size_t> ends;
-  ends.swap(string_ends_);
-  finish_strings(ends);
+  finish_strings(string_ends_);
 }
 
 void KeyBatch::finish_strings(const std::vector<std::size_t>& ends) {

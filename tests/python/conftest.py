@@ -11,10 +11,9 @@ whole suite runs in a few minutes; set CUCKOO_HYPOTHESIS_EXAMPLES to explore mor
 from __future__ import annotations
 
 import os
-import signal
-import traceback
 
 import pytest
+from support import run_forked
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -37,35 +36,9 @@ def rng():
     return np.random.default_rng(20140827)
 
 
-def _run_forked(function, *args, **kwargs):
-    """Runs function(*args, **kwargs) in a forked child of this interpreter. An exception in the
-    child fails the test with the child's traceback; a crash (a signal such as SIGSEGV from a bug
-    in the extension) fails only this test instead of ending the whole pytest run."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        os.close(read_end)
-        status = 0
-        try:
-            function(*args, **kwargs)
-        except BaseException:  # noqa: BLE001 (everything is reported to the parent)
-            os.write(write_end, traceback.format_exc().encode("utf-8", "replace"))
-            status = 1
-        os._exit(status)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        report = pipe.read().decode("utf-8", "replace")
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        name = signal.Signals(os.WTERMSIG(status)).name
-        pytest.fail(f"{getattr(function, '__name__', function)} crashed the interpreter ({name})")
-    if os.WEXITSTATUS(status) != 0:
-        pytest.fail(report, pytrace=False)
-
-
 @pytest.fixture
 def forked():
     """forked(function, *args): run a test body in a child process, so that a crash of the
     extension module is one failed test, not a dead test run. The body's changes to objects are
     not seen by the parent: do the checks inside it."""
-    return _run_forked
+    return run_forked

@@ -10,9 +10,7 @@ so pickling and copying are refused with TypeError rather than done wrongly.
 
 from __future__ import annotations
 
-import ast
 import copy
-import pathlib
 import pickle
 import re
 
@@ -20,6 +18,7 @@ import numpy as np
 import pytest
 
 import cuckoo
+from support import stub_members
 
 BLOOMS = [cuckoo.BloomFilter, cuckoo.BlockedBloomFilter]
 DELETING = [cuckoo.CountingBloomFilter, cuckoo.DLeftCountingBloomFilter, cuckoo.QuotientFilter]
@@ -27,9 +26,6 @@ COMPARATORS = BLOOMS + DELETING
 # Designs with a fixed number of cells, which refuse an insert when there is no room.
 REFUSING = [cuckoo.DLeftCountingBloomFilter, cuckoo.QuotientFilter]
 
-STUB = pathlib.Path(__file__).resolve().parents[2] / "python" / "cuckoo" / "_cuckoo.pyi"
-if not STUB.exists():  # pragma: no cover (tests run from an installed copy)
-    STUB = pathlib.Path(cuckoo.__file__).with_name("_cuckoo.pyi")
 
 
 @pytest.fixture(params=COMPARATORS, ids=lambda c: c.__name__)
@@ -255,18 +251,8 @@ def test_bad_seeds_are_refused_as_for_cuckoo_filters():
 def test_every_member_the_stub_declares_exists():
     # _cuckoo.pyi declares the comparators as _Filter subclasses: every method _Filter and the
     # class declare must exist at run time.
-    tree = ast.parse(STUB.read_text())
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-
-    def members(node):
-        names = set()
-        for base in node.bases:
-            if isinstance(base, ast.Name) and base.id in classes:
-                names |= members(classes[base.id])
-        return names | {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
-
     missing = {
-        cls.__name__: sorted(n for n in members(classes[cls.__name__]) if not hasattr(cls, n))
+        cls.__name__: sorted(n for n in stub_members(cls.__name__) if not hasattr(cls, n))
         for cls in COMPARATORS
     }
     assert missing == {cls.__name__: [] for cls in COMPARATORS}

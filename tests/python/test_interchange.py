@@ -11,19 +11,17 @@ ctest sets.
 
 from __future__ import annotations
 
-import functools
 import os
 import pathlib
 import random
-import signal
 import struct
 import subprocess
-import traceback
 
 import numpy as np
 import pytest
 
 import cuckoo
+from support import crash_isolated
 
 CLI_TIMEOUT = 120  # seconds; the tool takes well under one for these inputs
 
@@ -49,37 +47,6 @@ def cli() -> pathlib.Path:
 @pytest.fixture(scope="module")
 def data_dir() -> pathlib.Path:
     return _environment_path("CUCKOO_TESTS_SOURCE_DIR", "the project's tests/ folder") / "data"
-
-
-def crash_isolated(test):
-    """Runs the test in a forked child of this interpreter, so that a crash of the extension
-    (a SIGSEGV from a memory bug) fails this one test instead of ending the whole run; an
-    exception fails it with the child's traceback. The checks happen inside the child."""
-
-    @functools.wraps(test)
-    def run_in_child(*args, **kwargs):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child never returns into pytest
-            os.close(read_end)
-            status = 0
-            try:
-                test(*args, **kwargs)
-            except BaseException:  # noqa: BLE001 - everything is reported to the parent
-                os.write(write_end, traceback.format_exc().encode("utf-8", "replace"))
-                status = 1
-            os._exit(status)
-        os.close(write_end)
-        with os.fdopen(read_end, "rb") as pipe:
-            report = pipe.read().decode("utf-8", "replace")
-        _, status = os.waitpid(pid, 0)
-        if os.WIFSIGNALED(status):
-            name = signal.Signals(os.WTERMSIG(status)).name
-            pytest.fail(f"{test.__name__} crashed the interpreter ({name})", pytrace=False)
-        if os.WEXITSTATUS(status) != 0:
-            pytest.fail(report, pytrace=False)
-
-    return run_in_child
 
 
 def run(cli, *args, input=None, expect=0, cwd=None) -> subprocess.CompletedProcess:

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import cuckoo
+from support import run_forked
 
 RESULT_TIMEOUT = 120  # seconds for any one answer from a worker or a subprocess
 
@@ -206,36 +207,10 @@ def run_python(code: str, *args, env_changes: dict, input: bytes | None = None) 
     return result.stdout
 
 
-def in_forked_child(function):
-    """function() computed in a forked copy of this interpreter (the same str-hash salt), its
-    result sent back pickled: a crash of the extension fails the test instead of ending the run."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child never returns into pytest
-        os.close(read_end)
-        status = 0
-        try:
-            payload = pickle.dumps(("ok", function()))
-        except BaseException as error:  # noqa: BLE001 - reported to the parent
-            payload, status = pickle.dumps(("error", repr(error))), 1
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(payload)
-        os._exit(status)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if os.WIFSIGNALED(status):
-        pytest.fail(f"the extension crashed the interpreter (signal {os.WTERMSIG(status)})")
-    kind, value = pickle.loads(payload)
-    assert kind == "ok", value
-    return value
-
-
 def test_different_hash_seeds_build_the_same_filter():
     namespace = {"__name__": "in_process"}
     exec(_HASH_SEED_SCRIPT, namespace)
-    here = in_forked_child(namespace["report"])  # this interpreter, with its own salt
+    here = run_forked(namespace["report"])  # this interpreter, with its own salt
     outputs = {seed: run_python(_HASH_SEED_SCRIPT, env_changes={"PYTHONHASHSEED": seed})
                .decode().split("\n")[:-1] for seed in ("1", "2", "3141592653")}
     # The seeds really salted str hashes differently in each process...

@@ -11,10 +11,8 @@ problem.
 
 from __future__ import annotations
 
-import ast
 import copy
 import math
-import pathlib
 import pickle
 import re
 
@@ -22,11 +20,8 @@ import numpy as np
 import pytest
 
 import cuckoo
+from support import stub_members
 
-# The stub of the source tree this test belongs to (the build copies it next to the module).
-STUB = pathlib.Path(__file__).resolve().parents[2] / "python" / "cuckoo" / "_cuckoo.pyi"
-if not STUB.exists():  # pragma: no cover (tests run from an installed copy)
-    STUB = pathlib.Path(cuckoo.__file__).with_name("_cuckoo.pyi")
 
 KINDS = {
     "b4": lambda capacity, **kw: cuckoo.CuckooFilter(capacity, **kw),
@@ -522,21 +517,6 @@ def test_subclass_that_skips_super_init_is_refused():
 
 
 # ---- the stub is the API -----------------------------------------------------------------------
-
-
-def stub_members(class_name: str) -> set:
-    tree = ast.parse(STUB.read_text())
-    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
-
-    def members(node):
-        names = set()
-        for base in node.bases:
-            if isinstance(base, ast.Name) and base.id in classes:
-                names |= members(classes[base.id])
-        names |= {n.name for n in node.body if isinstance(n, ast.FunctionDef)}
-        return names
-
-    return members(classes[class_name])
 
 
 @pytest.mark.parametrize("class_name", ["CuckooFilter", "ConcurrentCuckooFilter"])
