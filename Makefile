@@ -23,7 +23,8 @@ FUZZ_SECONDS ?= 60
 # Debian packages the build, tests, tools and benchmarks need.
 PACKAGES := cmake g++ make pkg-config libxxhash-dev libgtest-dev libgmock-dev libbenchmark-dev \
             libcli11-dev libfmt-dev gnuplot-nox clang libclang-rt-14-dev libcuckoo-dev \
-            python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-hypothesis
+            python3-dev python3-numpy python3-pybind11 pybind11-dev python3-pytest python3-hypothesis \
+            redis-server redis-tools python3-redis libabsl-dev
 
 .PHONY: all deps configure build test test-debug test-sanitize test-tsan stress-concurrent \
         mutation-check bench fuzz format format-check clean
