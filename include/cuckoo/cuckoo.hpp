@@ -264,6 +264,12 @@ class Filter {
   void clear() noexcept {
     std::visit([](auto& f) { f.clear(); }, filter_);
   }
+  /// Restarts the kick walk's random choices from `state`. Not saved in files: a loaded filter
+  /// starts from its seed, so writers that must stay bit-identical to a reloaded copy (a Redis
+  /// replica) reseed from something both sides share before each write.
+  void reseed_kick_walk(std::uint64_t state) noexcept {
+    std::visit([&](auto& f) { f.reseed_kick_walk(state); }, filter_);
+  }
 
   /// The compile-time filter inside, for code that wants to dispatch once for a long loop:
   ///   filter.visit([&](auto& f) { for (auto k : keys) f.insert(k); });
@@ -286,3 +292,5 @@ class Filter {
 #include "cuckoo/io/serialize.hpp"  // IWYU pragma: export
 // cuckoo::ConcurrentFilter, for many threads at once (cuckoo/concurrent/concurrent_filter.hpp).
 #include "cuckoo/concurrent/concurrent_filter.hpp"  // IWYU pragma: export
+// cuckoo::ApproximateMap<V>, value association (cuckoo/map/approximate_map.hpp).
+#include "cuckoo/map/approximate_map.hpp"  // IWYU pragma: export

@@ -295,6 +295,12 @@ class BasicFilter {
     size_ = 0;
   }
 
+  /// Restarts the kick walk's random choices from `state`. The walk's position is not saved with
+  /// the table, so a reloaded filter continues differently from the original; callers that need
+  /// every write to be a function of the table and the key alone (replicas that reload a
+  /// snapshot) reseed before each write.
+  void reseed_kick_walk(std::uint64_t state) noexcept { rng_ = detail::SplitMix64(state); }
+
   /// For loaders: the table's storage and the item count it holds. The caller vouches for both.
   Table& mutable_table() noexcept { return table_; }
   void set_size_unchecked(std::size_t size) noexcept { size_ = size; }

@@ -337,6 +337,8 @@ class BasicGrowableFilter {
   Layout layout() const noexcept { return {bucket_count(), base_bits_, kSlots, false}; }
   /// The stash's entries, for savers.
   std::span<const StashedEntry> stash() const noexcept { return stash_; }
+  /// Restarts the kick walk's random choices from `state` (see BasicFilter::reseed_kick_walk).
+  void reseed_kick_walk(std::uint64_t state) noexcept { rng_ = detail::SplitMix64(state); }
 
   // For loaders (cuckoo/io/serialize.hpp): the table's storage, the item count and the stash as a
   // file holds them. The stash must have at most kStashSlots entries with first buckets on side 0.
