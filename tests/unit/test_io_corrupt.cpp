@@ -42,7 +42,8 @@ TEST(CorruptFiles, HeaderFieldsAreCheckedAndNamed) {
   };
   const Case cases[] = {
       {0, 0x0A0D4F4F4B4389ull ^ 1, true, "wrong magic"},
-      {kOffVersion, 3, false, "unsupported format version 3"},
+      {kOffVersion, 3, false, "version-3 file that is not an approximate map"},
+      {kOffVersion, 4, false, "unsupported format version 4"},
       {kOffVersion, 2, false, "version-2 file without the growable flag"},
       {kOffFlags, 2, false, "growable flag in a version-1 file"},
       {kOffDoublings, 1, false, "reserved header bytes not zero"},

@@ -1,4 +1,4 @@
-// cuckoo/io/format.hpp — the filter file header (format versions 1 and 2): encoding and
+// cuckoo/io/format.hpp — the filter file header (format versions 1, 2 and 3): encoding and
 // validation.
 //
 // The byte layout is documented in docs/FORMAT.md; in short, all integers little-endian:
@@ -8,10 +8,13 @@
 //                   stash count; reserved bytes zero
 //   [128, 128 + T)  the table exactly as the filter holds it (its bytes are little-endian already)
 //   [.., + 16·S)    version 2 only: S stash entries (u64 first bucket, u32 slot value, u32 zero)
+//   [.., + m·b·w)   version 3 only: the approximate map's values, w bytes per slot, slot order
 //   [.., +8)        XXH3-64 (seed 0) of every byte before it
 //
 // Fixed filters are written as version 1, exactly as before; growable filters as version 2, with
 // the growable flag, f = the base width, the bucket count of both sides and the starting capacity.
+// Approximate maps (map/approximate_map.hpp) are version 3, kind 2: a version-1 table followed by
+// the value array, with the value width w in the header.
 //
 // Everything here treats the header as untrusted input: decode_header() refuses, with a
 // format_error naming the field, any value the loader could not safely act on, so that by the time
@@ -47,7 +50,13 @@ inline constexpr std::array<std::byte, 8> kMagic = {
 inline constexpr std::uint32_t kFormatVersion = 1;
 /// The version of growable filters' files.
 inline constexpr std::uint32_t kGrowableFormatVersion = 2;
+/// The version of approximate maps' files (kind kKindApproximateMap).
+inline constexpr std::uint32_t kApproximateMapFormatVersion = 3;
 inline constexpr std::uint32_t kKindCuckoo = 1;
+/// A cuckoo filter whose slots carry values (cuckoo::ApproximateMap), in version-3 files.
+inline constexpr std::uint32_t kKindApproximateMap = 2;
+/// Widest value an approximate map's file may declare, in bytes.
+inline constexpr std::uint32_t kMaxValueBytes = 256;
 inline constexpr std::uint32_t kFlagSemiSorted = 1;
 inline constexpr std::uint32_t kFlagGrowable = 2;
 /// Bytes of one stash entry in a version-2 file.
@@ -73,13 +82,20 @@ struct FileHeader {
   bool growable = false;
   std::uint32_t doublings = 0;
   std::uint32_t stash_count = 0;
+  // Version 3 (approximate map) only: bytes per value; 0 for filters.
+  std::uint32_t value_bytes = 0;
 
+  bool is_map() const noexcept { return kind == kKindApproximateMap; }
+  /// Bytes of the value array (approximate maps; 0 for filters).
+  std::uint64_t values_bytes() const noexcept {
+    return layout.bucket_count * layout.bucket_size * value_bytes;
+  }
   std::uint64_t stash_bytes() const noexcept {
     return std::uint64_t{stash_count} * kStashEntryBytes;
   }
-  /// Size of the whole file: header, table, stash, checksum.
+  /// Size of the whole file: header, table, stash or values, checksum.
   std::uint64_t file_bytes() const noexcept {
-    return kHeaderBytes + table_bytes + stash_bytes() + kChecksumBytes;
+    return kHeaderBytes + table_bytes + stash_bytes() + values_bytes() + kChecksumBytes;
   }
   /// The growable filter's geometry (meaningful only when `growable`).
   GrowableGeometry geometry() const noexcept {
@@ -94,7 +110,8 @@ inline constexpr std::size_t kOffVersion = 8, kOffKind = 12, kOffHashId = 16, kO
                              kOffBucketSize = 24, kOffFlags = 28, kOffMaxKicks = 32,
                              kOffReserved32 = 36, kOffBucketCount = 40, kOffSeed = 48,
                              kOffItemCount = 56, kOffCapacity = 64, kOffTableBytes = 72,
-                             kOffDoublings = 80, kOffStashCount = 84, kOffReservedTail = 88;
+                             kOffDoublings = 80, kOffStashCount = 84, kOffValueBytes = 88,
+                             kOffReservedTail = 92;
 
 inline void store_u32(std::byte* at, std::uint32_t value) noexcept {
   for (int i = 0; i < 4; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
@@ -141,6 +158,7 @@ inline std::array<std::byte, kHeaderBytes> encode_header(const FileHeader& heade
   store_u64(p + kOffTableBytes, header.table_bytes);
   store_u32(p + kOffDoublings, header.doublings);
   store_u32(p + kOffStashCount, header.stash_count);
+  store_u32(p + kOffValueBytes, header.value_bytes);
   return out;
 }
 
@@ -167,12 +185,20 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   const std::byte* p = bytes.data();
   FileHeader h;
   h.version = load_u32(p + kOffVersion);
-  if (h.version != kFormatVersion && h.version != kGrowableFormatVersion) {
+  if (h.version != kFormatVersion && h.version != kGrowableFormatVersion &&
+      h.version != kApproximateMapFormatVersion) {
     refuse("unsupported format version " + std::to_string(h.version) + " (this library reads " +
-           std::to_string(kFormatVersion) + " and " + std::to_string(kGrowableFormatVersion) + ")");
+           std::to_string(kFormatVersion) + ", " + std::to_string(kGrowableFormatVersion) +
+           " and " + std::to_string(kApproximateMapFormatVersion) + ")");
   }
   h.kind = load_u32(p + kOffKind);
-  if (h.kind != kKindCuckoo) refuse("unknown filter kind " + std::to_string(h.kind));
+  if (h.kind != kKindCuckoo && h.kind != kKindApproximateMap) {
+    refuse("unknown filter kind " + std::to_string(h.kind));
+  }
+  if (h.is_map() != (h.version == kApproximateMapFormatVersion)) {
+    refuse(h.is_map() ? "approximate-map kind in a version-" + std::to_string(h.version) + " file"
+                      : "version-3 file that is not an approximate map");
+  }
   h.hash_id = load_u32(p + kOffHashId);
   if (h.hash_id != static_cast<std::uint32_t>(HashId::kXxh3_64)) {
     refuse("unknown hash function id " + std::to_string(h.hash_id));
@@ -183,13 +209,23 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   }
   h.growable = (flags & kFlagGrowable) != 0;
   if (h.growable != (h.version == kGrowableFormatVersion)) {
-    refuse(h.growable ? "growable flag in a version-1 file"
+    refuse(h.growable ? "growable flag in a version-" + std::to_string(h.version) + " file"
                       : "version-2 file without the growable flag");
   }
   if (load_u32(p + kOffReserved32) != 0) refuse("reserved header field not zero");
-  const std::size_t reserved_from = h.growable ? kOffReservedTail : kOffDoublings;
-  for (std::size_t i = reserved_from; i < kHeaderBytes; ++i) {
-    if (p[i] != std::byte{0}) refuse("reserved header bytes not zero");
+  // Each version uses its own fields after offset 80; every other byte must be zero.
+  for (std::size_t i = kOffDoublings; i < kHeaderBytes; ++i) {
+    const bool used = (h.growable && i < kOffValueBytes) ||
+                      (h.is_map() && i >= kOffValueBytes && i < kOffReservedTail);
+    if (!used && p[i] != std::byte{0}) refuse("reserved header bytes not zero");
+  }
+  if (h.is_map()) {
+    if (h.growable) refuse("an approximate map cannot be growable");
+    h.value_bytes = load_u32(p + kOffValueBytes);
+    if (h.value_bytes == 0 || h.value_bytes > kMaxValueBytes) {
+      refuse("value width " + std::to_string(h.value_bytes) + " bytes out of range (1.." +
+             std::to_string(kMaxValueBytes) + ")");
+    }
   }
 
   const std::uint32_t bits = load_u32(p + kOffBits);
@@ -205,6 +241,7 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   h.layout.fingerprint_bits = bits;
   h.layout.bucket_size = bucket_size;
   if (h.layout.semi_sort && bucket_size != 4) refuse("semi-sorted with bucket size other than 4");
+  if (h.layout.semi_sort && h.is_map()) refuse("an approximate map cannot be semi-sorted");
   Layout table_layout = h.layout;  // the table's own: the slot width is f for fixed filters
   if (h.growable) {
     if (h.layout.semi_sort) refuse("a growable filter cannot be semi-sorted");
@@ -261,6 +298,14 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
            std::to_string(expected) + " bytes expected)");
   }
   return h;
+}
+
+/// Refuses, for a filter loader, a header that describes an approximate map.
+inline void check_is_filter(const FileHeader& header) {
+  if (header.is_map()) {
+    detail::refuse("an approximate map (" + std::to_string(header.value_bytes) +
+                   "-byte values), not a filter: open it with cuckoo::ApproximateMap");
+  }
 }
 
 /// Refuses a file whose length is not what its (validated) header promises.

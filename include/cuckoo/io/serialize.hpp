@@ -206,6 +206,7 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
   const std::size_t header_read = read(std::span<std::byte>(header_bytes));
   const FileHeader header = decode_header(
       std::span<const std::byte>(header_bytes.data(), header_read), table_bytes_for_layout);
+  check_is_filter(header);
   if (total_bytes >= 0) check_file_bytes(header, static_cast<std::uint64_t>(total_bytes));
   Checksum checksum;
   checksum.update(header_bytes);
@@ -258,8 +259,10 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
   return std::move(*filter);
 }
 
-/// Reads from an istream; seekable streams report their remaining length.
-inline Filter read_filter(std::istream& in) {
+/// Calls reader(read, total) over an istream: seekable streams report their remaining length as
+/// total, others -1.
+template <class Reader>
+auto read_stream(std::istream& in, Reader&& reader) {
   std::int64_t total = -1;
   const auto start = in.tellg();
   if (start != std::istream::pos_type(-1) && in.seekg(0, std::ios::end)) {
@@ -268,13 +271,17 @@ inline Filter read_filter(std::istream& in) {
     if (end != std::istream::pos_type(-1) && in) total = static_cast<std::int64_t>(end - start);
   }
   in.clear();
-  return read_filter(
+  return reader(
       [&](std::span<std::byte> out) -> std::size_t {
         in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
         if (in.bad()) throw std::ios_base::failure("cuckoo: reading the filter stream failed");
         return static_cast<std::size_t>(in.gcount());
       },
       total);
+}
+
+inline Filter read_filter(std::istream& in) {
+  return read_stream(in, [](auto&& read, std::int64_t total) { return read_filter(read, total); });
 }
 
 [[noreturn]] inline void rethrow_naming(const std::filesystem::path& path, const format_error& e) {
@@ -299,7 +306,9 @@ inline FileInfo inspect(const std::filesystem::path& path) {
     detail::Checksum checksum;
     checksum.update(header_bytes);
     std::vector<std::byte> chunk(detail::kChunkBytes);
-    for (std::uint64_t left = info.header.table_bytes + info.header.stash_bytes(); left > 0;) {
+    for (std::uint64_t left =
+             info.header.table_bytes + info.header.stash_bytes() + info.header.values_bytes();
+         left > 0;) {
       const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(left, chunk.size()));
       if (read_fully(fd.get(), std::span(chunk).first(want), path) != want) {
         io::detail::refuse("truncated: the input ends inside the table");
@@ -332,6 +341,7 @@ class MappedFilter {
       const io::FileHeader header =
           io::decode_header(bytes.first(std::min(bytes.size(), io::kHeaderBytes)),
                             io::detail::table_bytes_for_layout);
+      io::check_is_filter(header);
       io::check_file_bytes(header, bytes.size());
       const auto checked = bytes.first(bytes.size() - io::kChecksumBytes);
       if (check == ChecksumCheck::kVerify) {
