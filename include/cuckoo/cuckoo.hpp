@@ -292,3 +292,5 @@ class Filter {
 #include "cuckoo/io/serialize.hpp"  // IWYU pragma: export
 // cuckoo::ConcurrentFilter, for many threads at once (cuckoo/concurrent/concurrent_filter.hpp).
 #include "cuckoo/concurrent/concurrent_filter.hpp"  // IWYU pragma: export
+// cuckoo::ApproximateMap<V>, value association (cuckoo/map/approximate_map.hpp).
+#include "cuckoo/map/approximate_map.hpp"  // IWYU pragma: export

@@ -40,4 +40,19 @@ inline std::string string_key(std::uint64_t i) {
   return "golden-" + std::to_string(i);
 }
 
+/// Approximate maps (format version 3): the same keys, each stored with golden_value(i) (integer
+/// key i) or golden_value(i + 1'000'000) (text key i).
+struct GoldenMapFile {
+  const char* name;
+  unsigned bucket_size;
+  unsigned fingerprint_bits;
+};
+inline constexpr GoldenMapFile kMapFiles[] = {
+    {"golden_v3_map_b4_f12_u32.cf", 4, 12},  // 32-bit values, a fixed-width table
+    {"golden_v3_map_b2_f9_u32.cf", 2, 9},    // run-time width
+};
+inline constexpr std::uint32_t golden_value(std::uint64_t i) {
+  return static_cast<std::uint32_t>(i * 2'654'435'761u + 1);
+}
+
 }  // namespace cuckoo::golden

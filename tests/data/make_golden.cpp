@@ -8,7 +8,8 @@
 // to prove that files written by an earlier version still load and answer the same way.
 //
 // <name>.expected lists every probe that answered "maybe present", one per line: "u <i>" for
-// integer_key(i), "s <i>" for string_key(i) (golden_keys.hpp); the first line is "size <n>".
+// integer_key(i), "s <i>" for string_key(i) (golden_keys.hpp); the first line is "size <n>". For
+// an approximate map (kMapFiles) each such line goes on with the values find() returned, in order.
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -41,6 +42,30 @@ int main(int argc, char** argv) {
     for (std::uint64_t i = 0; i < kProbedStrings; ++i) {
       if (filter.contains(string_key(i))) expected << "s " << i << "\n";
     }
+  }
+  for (const GoldenMapFile& file : kMapFiles) {
+    if (std::filesystem::exists(dir / file.name)) continue;
+    cuckoo::ApproximateMap<std::uint32_t> map{
+        cuckoo::Config{.capacity = kCapacity,
+                       .fingerprint_bits = file.fingerprint_bits,
+                       .bucket_size = file.bucket_size,
+                       .seed = kSeed}};
+    for (std::uint64_t i = 0; i < kInsertedIntegers; ++i)
+      map.insert(integer_key(i), golden_value(i));
+    for (std::uint64_t i = 0; i < kInsertedStrings; ++i) {
+      map.insert(string_key(i), golden_value(i + 1'000'000));
+    }
+    map.save(dir / file.name);
+    std::ofstream expected(dir / (std::string(file.name) + ".expected"));
+    expected << "size " << map.size() << "\n";
+    const auto record = [&](char kind, std::uint64_t i, const std::vector<std::uint32_t>& values) {
+      if (values.empty()) return;
+      expected << kind << " " << i;
+      for (std::uint32_t v : values) expected << " " << v;
+      expected << "\n";
+    };
+    for (std::uint64_t i = 0; i < kProbedIntegers; ++i) record('u', i, map.find(integer_key(i)));
+    for (std::uint64_t i = 0; i < kProbedStrings; ++i) record('s', i, map.find(string_key(i)));
   }
   return 0;
 }

@@ -1,7 +1,7 @@
-// libFuzzer target for the filter loader: any input must load or be refused with
-// cuckoo::format_error; nothing else (a crash, an out-of-bounds read, another exception, a huge
-// allocation) is acceptable. Each input is tried as it is, and again with its trailing checksum
-// made valid, so that the fuzzer also explores the checks behind the checksum.
+// libFuzzer target for the filter and approximate-map loaders: any input must load or be refused
+// with cuckoo::format_error; nothing else (a crash, an out-of-bounds read, another exception, a
+// huge allocation) is acceptable. Each input is tried as it is, and again with its trailing
+// checksum made valid, so that the fuzzer also explores the checks behind the checksum.
 //
 //   make fuzz      (clang, bounded run over tests/fuzz/corpus)
 //
@@ -27,6 +27,13 @@ void try_load(std::span<const std::byte> bytes) {
     // A loaded filter must answer without touching memory outside its table.
     for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
     (void)filter.serialize();
+  } catch (const cuckoo::format_error&) {
+  }
+  try {
+    const auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
+    // A loaded map must answer without touching memory outside its table and values.
+    for (std::uint64_t key = 0; key < 64; ++key) (void)map.find(key);
+    (void)map.serialize();
   } catch (const cuckoo::format_error&) {
   }
 }

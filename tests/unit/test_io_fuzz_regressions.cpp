@@ -1,5 +1,6 @@
 // Replays the loader fuzzer's seed corpus and every failing input it ever found
-// (tests/fuzz/corpus, tests/fuzz/regressions): each must load or be refused with format_error.
+// (tests/fuzz/corpus, tests/fuzz/regressions): each must load or be refused with format_error, as
+// a filter and as an approximate map.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -26,6 +27,11 @@ TEST(FuzzRegressions, EveryKeptInputLoadsOrIsRefused) {
       }
       try {
         (void)cuckoo::Filter::map(entry.path());
+      } catch (const cuckoo::format_error&) {
+      }
+      try {
+        const auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
+        for (std::uint64_t key = 0; key < 64; ++key) (void)map.find(key);
       } catch (const cuckoo::format_error&) {
       }
     }

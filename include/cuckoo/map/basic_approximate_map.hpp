@@ -1,0 +1,477 @@
+// cuckoo/map/basic_approximate_map.hpp — value association (paper §6): a cuckoo filter whose
+// entries each carry a value, and whose lookups return the values of every matching fingerprint.
+//
+// Layout. The fingerprints are a PackedTable exactly as in a plain filter (table/packed_table.hpp),
+// so a membership lookup reads the same two bucket lines and nothing else. The values live in a
+// separate array parallel to the slots: the value of slot j of bucket i is element i·b + j. A
+// displacement (breadth-first path or kick walk) moves a value with its fingerprint, and an erase
+// zeroes both, so a map's bytes depend only on its history, never on stale values.
+//
+// What a lookup returns. find(k) reads k's two buckets and returns the value of every slot whose
+// fingerprint equals k's: the values stored with k itself, plus the values of other keys whose
+// fingerprint collides with k's in those buckets. A stored key is therefore always found
+// (no false negatives, exactly as for membership), and the extra values follow the filter's
+// false-match arithmetic: each of the 2b slots of the two buckets holds some other key's
+// fingerprint with probability about α (the load), which matches with probability 1 / (2^f − 1),
+// so the expected number of extra values per lookup is
+//
+//     E[extra] = 2·b·α / (2^f − 1)       (≈ 0.0023 for f = 12, b = 4, α = 0.95),
+//
+// for a stored key and an absent one alike; an absent key gets at least one value with
+// probability 1 − (1 − 1/(2^f − 1))^(2bα), the filter's false-positive rate. Among several values
+// the caller cannot tell which is its own; when that matters, store a value that can be checked
+// (a shard id that the shard confirms, a run id whose run is then searched, as Chucky does).
+//
+// Lines per lookup. contains() reads the two fingerprint lines. find() reads those, then the
+// value line of each matching slot: for a stored key almost always one more line, for an absent
+// key almost always none. The batch find runs a two-stage pipeline: fingerprint lines are
+// prefetched kPipelineDepth keys ahead, the matching slots' value lines kValueDepth keys ahead
+// (once the fingerprints are known), so a batch costs about what a batch contains costs plus
+// one line per hit.
+//
+// Memory per item: (f + 8·sizeof(V)) / α bits, i.e. the filter's f/α plus the value width at the
+// same load; for f = 12, b = 4, 32-bit values at α = 0.955, 46.1 bits (5.8 bytes) per item.
+//
+// Template parameters:
+//   Table  PackedTable<b> or PackedTable<b, f> (slots that never move inside a bucket, which the
+//          parallel value array relies on; semi-sorted tables reorder and are not accepted).
+//   V      a trivially copyable, default-constructible value type; stored by its object
+//   representation (memcpy), so a
+//          saved map reads back only on machines with the same representation (all integer types
+//          on little-endian machines).
+//   Hash   a seeded 64-bit hasher (hash.hpp); XXH3 by default.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "cuckoo/addressing.hpp"
+#include "cuckoo/config.hpp"
+#include "cuckoo/detail/aligned_buffer.hpp"
+#include "cuckoo/detail/path_search.hpp"
+#include "cuckoo/detail/rng.hpp"
+#include "cuckoo/hash.hpp"
+#include "cuckoo/sizing.hpp"
+
+namespace cuckoo {
+
+template <class Table, class V, Hasher Hash = Xxh3Hasher>
+class BasicApproximateMap {
+  static_assert(std::is_trivially_copyable_v<V> && std::is_default_constructible_v<V>,
+                "map values must be trivially copyable and default-constructible");
+  static_assert(!Table::kSemiSorted, "semi-sorted tables reorder slots; values need fixed slots");
+
+ public:
+  using table_type = Table;
+  using value_type = V;
+  using hasher_type = Hash;
+  static constexpr unsigned kBucketSize = Table::kBucketSize;
+  /// Keys ahead that a batch hashes a key and prefetches its fingerprint lines (into L2), as
+  /// BasicFilter::kPipelineDepth.
+  static constexpr std::size_t kPipelineDepth = 64;
+  /// Keys ahead that a batch find compares fingerprints and prefetches the matching slots' value
+  /// lines: most keys have at most one, so fewer are in flight than fingerprint lines.
+  static constexpr std::size_t kValueDepth = 16;
+  /// Buckets the breadth-first insert search may visit, as BasicFilter::kBfsNodes.
+  static constexpr std::size_t kBfsNodes = 176;
+  static constexpr std::size_t kBfsChunkParents = 16 / kBucketSize;
+  /// Most values a lookup can return: every slot of both buckets.
+  static constexpr std::size_t kMaxMatches = 2 * kBucketSize;
+
+  explicit BasicApproximateMap(const Config& cfg = {})
+      : BasicApproximateMap(checked_layout(cfg), cfg.capacity, cfg.max_kicks, cfg.seed) {}
+
+  /// An empty map of an exact layout (used when loading saved maps).
+  BasicApproximateMap(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                      std::uint64_t seed)
+      : table_(layout.bucket_count, layout.fingerprint_bits),
+        values_(values_bytes_for(layout.bucket_count)),
+        addressing_(layout.bucket_count, layout.fingerprint_bits),
+        hasher_(seed),
+        rng_(seed ^ kKickStreamTweak),
+        seed_(seed),
+        capacity_(capacity),
+        max_kicks_(max_kicks),
+        walk_(max_kicks),
+        bfs_(kBfsNodes) {}
+
+  /// The same over storage it does not own (a mapped file): the table's bytes and the values'
+  /// bytes, which must outlive the map.
+  BasicApproximateMap(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                      std::uint64_t seed, detail::ExternalStorage table,
+                      detail::ExternalStorage values)
+      : table_(layout.bucket_count, layout.fingerprint_bits, table),
+        values_(checked_values(values, layout.bucket_count)),
+        addressing_(layout.bucket_count, layout.fingerprint_bits),
+        hasher_(seed),
+        rng_(seed ^ kKickStreamTweak),
+        seed_(seed),
+        capacity_(capacity),
+        max_kicks_(max_kicks),
+        walk_(max_kicks),
+        bfs_(kBfsNodes) {}
+
+  /// Bytes of value storage for a table of `bucket_count` buckets.
+  static constexpr std::size_t values_bytes_for(std::uint64_t bucket_count) noexcept {
+    return static_cast<std::size_t>(bucket_count * kBucketSize * sizeof(V));
+  }
+
+  // ---- Single-key operations -----------------------------------------------------------------
+
+  /// Stores (key, value). Returns false, with fingerprints and values unchanged, when no room can
+  /// be found. The same pair may be stored more than once (up to 2b entries per fingerprint).
+  template <Key K>
+  bool insert(const K& key, const V& value) {
+    return insert_hash(hash_key(hasher_, key), value);
+  }
+  /// Writes the values of every entry matching key's fingerprint to out (the first out.size() of
+  /// them) and returns how many there are (0 .. 2b); never allocates.
+  template <Key K>
+  std::size_t find(const K& key, std::span<V> out) const noexcept {
+    return find_hash(hash_key(hasher_, key), out);
+  }
+  /// The values of every entry matching key's fingerprint.
+  template <Key K>
+  std::vector<V> find(const K& key) const {
+    std::array<V, kMaxMatches> found;
+    const std::size_t n = find(key, std::span<V>(found));
+    return std::vector<V>(found.begin(), found.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  /// Removes one entry whose fingerprint matches key's and whose value equals `value`
+  /// (compared by object representation); false if there is none.
+  template <Key K>
+  bool erase(const K& key, const V& value) noexcept {
+    return erase_hash(hash_key(hasher_, key), value);
+  }
+  template <Key K>
+  bool contains(const K& key) const noexcept {
+    return contains_hash(hash_key(hasher_, key));
+  }
+  /// Entries matching key's fingerprint: the pairs stored with key, plus any collisions.
+  template <Key K>
+  std::size_t count(const K& key) const noexcept {
+    return count_hash(hash_key(hasher_, key));
+  }
+
+  // ---- The same, from a hash computed with hasher() ------------------------------------------
+
+  bool insert_hash(std::uint64_t hash, const V& value) {
+    const Probe p = probe_of(hash);
+    table_.prefetch(p.alt);
+    return insert_probe(p, value);
+  }
+
+  std::size_t find_hash(std::uint64_t hash, std::span<V> out) const noexcept {
+    const Matches m = matches_of(probe_of(hash));
+    const std::size_t n = std::min<std::size_t>(m.count, out.size());
+    for (std::size_t i = 0; i < n; ++i) out[i] = value_at(m.slots[i]);
+    return m.count;
+  }
+
+  bool contains_hash(std::uint64_t hash) const noexcept {
+    const Probe p = probe_of(hash);
+    return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
+  }
+
+  std::size_t count_hash(std::uint64_t hash) const noexcept {
+    return matches_of(probe_of(hash)).count;
+  }
+
+  bool erase_hash(std::uint64_t hash, const V& value) noexcept {
+    const Probe p = probe_of(hash);
+    const Matches m = matches_of(p);
+    for (unsigned i = 0; i < m.count; ++i) {
+      if (same_bytes(value_at(m.slots[i]), value)) {
+        const std::uint64_t slot = m.slots[i];
+        table_.write(slot / kBucketSize, static_cast<unsigned>(slot % kBucketSize), 0);
+        set_value(slot, V{});
+        --size_;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- Batches --------------------------------------------------------------------------------
+
+  /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
+  template <Key K>
+  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    const std::size_t n = keys.size();
+    Probe ring[kPipelineDepth];
+    for (std::size_t i = 0; i < n + kPipelineDepth; ++i) {
+      if (i >= kPipelineDepth) {
+        const Probe& p = ring[(i - kPipelineDepth) & (kPipelineDepth - 1)];
+        out[i - kPipelineDepth] = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
+      }
+      if (i < n) ring[i & (kPipelineDepth - 1)] = fetch_probe(keys[i]);
+    }
+  }
+
+  /// Inserts (keys[i], values[i]) in order, stopping at the first pair that does not fit; returns
+  /// how many were stored (as BasicFilter's batch insert). values.size() must be ≥ keys.size().
+  template <Key K>
+  std::size_t insert(std::span<const K> keys, std::span<const V> values) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      if (!insert(keys[i], values[i])) return i;
+    }
+    return keys.size();
+  }
+
+  /// The values of every key, in order, as one list: key i's values are
+  /// values[ends[i − 1] .. ends[i]) (ends[−1] = 0), exactly what find(keys[i]) returns. `values`
+  /// is cleared first; ends.size() must be at least keys.size(). The pipeline prefetches the
+  /// fingerprint lines kPipelineDepth keys ahead and the matching value lines kValueDepth ahead.
+  template <Key K>
+  void find(std::span<const K> keys, std::vector<V>& values, std::span<std::size_t> ends) const {
+    values.clear();
+    const std::size_t n = keys.size();
+    constexpr std::size_t kLead = kPipelineDepth + kValueDepth;
+    Probe probes[kPipelineDepth];
+    Matches matches[kValueDepth];
+    for (std::size_t i = 0; i < n + kLead; ++i) {
+      // Stage 3: key i − kLead reads its values (their lines were prefetched in stage 2).
+      if (i >= kLead) {
+        const Matches& m = matches[(i - kLead) & (kValueDepth - 1)];
+        for (unsigned j = 0; j < m.count; ++j) values.push_back(value_at(m.slots[j]));
+        ends[i - kLead] = values.size();
+      }
+      // Stage 2: key i − kPipelineDepth compares fingerprints and prefetches its value lines.
+      if (i >= kPipelineDepth && i - kPipelineDepth < n) {
+        const std::size_t k = i - kPipelineDepth;
+        Matches& m = matches[k & (kValueDepth - 1)];
+        m = matches_of(probes[k & (kPipelineDepth - 1)]);
+        for (unsigned j = 0; j < m.count; ++j) {
+          __builtin_prefetch(values_.data() + m.slots[j] * sizeof(V), 0, 2);
+        }
+      }
+      // Stage 1: key i is hashed and its fingerprint lines prefetched.
+      if (i < n) probes[i & (kPipelineDepth - 1)] = fetch_probe(keys[i]);
+    }
+  }
+
+  // ---- Shape and state ------------------------------------------------------------------------
+
+  std::size_t size() const noexcept { return size_; }
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::uint64_t bucket_count() const noexcept { return addressing_.bucket_count(); }
+  std::uint64_t slot_count() const noexcept { return bucket_count() * kBucketSize; }
+  double load_factor() const noexcept {
+    return static_cast<double>(size_) / static_cast<double>(slot_count());
+  }
+  unsigned fingerprint_bits() const noexcept { return table_.fingerprint_bits(); }
+  unsigned bucket_size() const noexcept { return kBucketSize; }
+  static constexpr unsigned value_bytes() noexcept { return sizeof(V); }
+  /// Fingerprints and values together.
+  std::size_t memory_bytes() const noexcept { return table_.memory_bytes() + values_.size(); }
+  std::size_t fingerprint_memory_bytes() const noexcept { return table_.memory_bytes(); }
+  std::size_t value_memory_bytes() const noexcept { return values_.size(); }
+  std::uint64_t seed() const noexcept { return seed_; }
+  unsigned max_kicks() const noexcept { return max_kicks_; }
+  const Hash& hasher() const noexcept { return hasher_; }
+  const Table& table() const noexcept { return table_; }
+  Layout layout() const noexcept {
+    return {bucket_count(), fingerprint_bits(), kBucketSize, false};
+  }
+  /// The value array's bytes, slot order (for files).
+  std::span<const std::byte> value_bytes_span() const noexcept {
+    return {values_.data(), values_.size()};
+  }
+
+  void clear() noexcept {
+    table_.clear();
+    values_.zero();
+    size_ = 0;
+  }
+
+  /// For loaders: the storage and the item count. The caller vouches for all three.
+  Table& mutable_table() noexcept { return table_; }
+  std::span<std::byte> mutable_value_bytes() noexcept { return {values_.data(), values_.size()}; }
+  void set_size_unchecked(std::size_t size) noexcept { size_ = size; }
+
+ private:
+  // The same tweak as BasicFilter: a map and a filter built from one Config kick alike.
+  static constexpr std::uint64_t kKickStreamTweak = 0x5851F42D4C957F2Dull;
+
+  struct Probe {
+    std::uint64_t bucket;
+    std::uint64_t alt;
+    std::uint32_t fingerprint;
+  };
+  /// The slots (i·b + j) of a key's two buckets whose fingerprint matches.
+  struct Matches {
+    std::array<std::uint64_t, kMaxMatches> slots;
+    unsigned count;
+  };
+  struct Displacement {
+    std::uint64_t bucket;
+    unsigned slot;
+    std::uint32_t placed;
+  };
+
+  static Layout checked_layout(const Config& cfg) {
+    if (cfg.growable) detail::invalid("an approximate map cannot be growable");
+    if (cfg.semi_sort) detail::invalid("an approximate map cannot be semi-sorted");
+    Layout layout = plan(cfg);
+    if (layout.bucket_size != kBucketSize) {
+      detail::invalid("this map is compiled for bucket_size " + std::to_string(kBucketSize) +
+                      ", got " + std::to_string(layout.bucket_size));
+    }
+    return layout;
+  }
+
+  static detail::ExternalStorage checked_values(detail::ExternalStorage storage,
+                                                std::uint64_t bucket_count) {
+    if (storage.size != values_bytes_for(bucket_count)) {
+      throw std::invalid_argument("value storage of " + std::to_string(storage.size) +
+                                  " bytes; the layout needs " +
+                                  std::to_string(values_bytes_for(bucket_count)));
+    }
+    return storage;
+  }
+
+  static bool same_bytes(const V& a, const V& b) noexcept {
+    return std::memcmp(&a, &b, sizeof(V)) == 0;
+  }
+
+  V value_at(std::uint64_t slot) const noexcept {
+    V v;
+    std::memcpy(&v, values_.data() + slot * sizeof(V), sizeof(V));
+    return v;
+  }
+  void set_value(std::uint64_t slot, const V& v) noexcept {
+    std::memcpy(values_.data() + slot * sizeof(V), &v, sizeof(V));
+  }
+
+  Probe probe_of(std::uint64_t hash) const noexcept {
+    const Position pos = addressing_.position(hash);
+    return {pos.bucket, addressing_.alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
+  }
+
+  template <Key K>
+  Probe fetch_probe(const K& key) const noexcept {
+    const Probe p = probe_of(hash_key(hasher_, key));
+    table_.prefetch_for_lookup(p.bucket);
+    table_.prefetch_for_lookup(p.alt);
+    return p;
+  }
+
+  Matches matches_of(const Probe& p) const noexcept {
+    Matches m;
+    m.count = 0;
+    const auto first = table_.entries(p.bucket);
+    const auto second = table_.entries(p.alt);
+    for (unsigned j = 0; j < kBucketSize; ++j) {
+      m.slots[m.count] = p.bucket * kBucketSize + j;
+      m.count += first[j] == p.fingerprint;
+    }
+    for (unsigned j = 0; j < kBucketSize; ++j) {
+      m.slots[m.count] = p.alt * kBucketSize + j;
+      m.count += second[j] == p.fingerprint;
+    }
+    return m;
+  }
+
+  /// Puts (fingerprint, value) into the lowest empty slot of bucket; false if it is full.
+  bool place(std::uint64_t bucket, std::uint32_t fingerprint, const V& value) noexcept {
+    const int slot = table_.find(bucket, 0);
+    if (slot < 0) return false;
+    table_.write(bucket, static_cast<unsigned>(slot), fingerprint);
+    set_value(bucket * kBucketSize + static_cast<unsigned>(slot), value);
+    return true;
+  }
+
+  bool insert_probe(const Probe& p, const V& value) {
+    if (place(p.bucket, p.fingerprint, value) || place(p.alt, p.fingerprint, value) ||
+        (max_kicks_ > 0 && bfs_insert(p, value)) ||
+        kick_walk((rng_() & 1) != 0 ? p.alt : p.bucket, p.fingerprint, value)) {
+      ++size_;
+      return true;
+    }
+    return false;
+  }
+
+  /// The breadth-first displacement search shared with the filters (detail/path_search.hpp),
+  /// then the moves along the path, last first, each value moving with its fingerprint.
+  bool bfs_insert(const Probe& p, const V& value) noexcept {
+    const std::ptrdiff_t found = detail::find_displacement_path<kBfsNodes, kBfsChunkParents>(
+        table_,
+        [this](std::uint64_t bucket, std::uint32_t fp) {
+          return addressing_.alternate(bucket, fp);
+        },
+        p.bucket, p.alt, p.fingerprint, max_kicks_, bfs_.data());
+    if (found < 0) return false;
+    const auto n = static_cast<std::size_t>(found);
+    const auto slot_of = [](const detail::BfsNode& parent, const detail::BfsNode& child) {
+      return parent.bucket * kBucketSize + child.slot;
+    };
+    // The path's last bucket has room: its entry comes from the parent's slot.
+    (void)place(bfs_[n].bucket, bfs_[n].moved, value_at(slot_of(bfs_[bfs_[n].parent], bfs_[n])));
+    for (std::int32_t child = static_cast<std::int32_t>(n);;) {
+      const detail::BfsNode& node = bfs_[child];
+      const detail::BfsNode& parent = bfs_[node.parent];
+      const std::uint64_t slot = slot_of(parent, node);
+      if (parent.parent < 0) {
+        table_.write(parent.bucket, node.slot, p.fingerprint);
+        set_value(slot, value);
+        return true;
+      }
+      // The parent's slot takes the entry moving in from the grandparent, value and all; the
+      // parent's old entry was already copied one step down the path.
+      table_.write(parent.bucket, node.slot, parent.moved);
+      set_value(slot, value_at(slot_of(bfs_[parent.parent], parent)));
+      child = node.parent;
+    }
+  }
+
+  /// Random-walk displacement from `bucket`; on failure every move (fingerprint and value) is
+  /// undone in reverse order.
+  bool kick_walk(std::uint64_t bucket, std::uint32_t fingerprint, const V& value) noexcept {
+    std::uint32_t carried = fingerprint;
+    V carried_value = value;
+    for (unsigned kick = 0; kick < max_kicks_; ++kick) {
+      const auto slot = static_cast<unsigned>(rng_() & (kBucketSize - 1));
+      const std::uint64_t index = bucket * kBucketSize + slot;
+      const std::uint32_t victim = table_.exchange(bucket, slot, carried);
+      const V victim_value = value_at(index);
+      set_value(index, carried_value);
+      walk_[kick] = {bucket, slot, carried};
+      carried = victim;
+      carried_value = victim_value;
+      bucket = addressing_.alternate(bucket, carried);
+      if (place(bucket, carried, carried_value)) return true;
+    }
+    for (unsigned kick = max_kicks_; kick-- > 0;) {
+      const Displacement& step = walk_[kick];
+      const std::uint64_t index = step.bucket * kBucketSize + step.slot;
+      table_.undo_exchange(step.bucket, step.slot, step.placed, carried);
+      const V placed_value = value_at(index);
+      set_value(index, carried_value);
+      carried = step.placed;
+      carried_value = placed_value;
+    }
+    return false;  // carried == fingerprint again: fingerprints and values are as they were.
+  }
+
+  Table table_;
+  detail::AlignedBuffer values_;
+  Addressing addressing_;
+  Hash hasher_;
+  detail::SplitMix64 rng_;
+  std::uint64_t seed_;
+  std::size_t size_ = 0;
+  std::size_t capacity_;
+  unsigned max_kicks_;
+  std::vector<Displacement> walk_;
+  std::vector<detail::BfsNode> bfs_;
+};
+
+}  // namespace cuckoo

@@ -1,0 +1,96 @@
+// ApproximateMap's batch calls give exactly the answers of the single-key calls, in order, for
+// batches shorter and longer than the pipeline, with stored and absent keys mixed.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cuckoo/cuckoo.hpp"
+#include "support/test_support.hpp"
+
+namespace {
+
+template <class V>
+void expect_batches_match_single_calls(unsigned b, unsigned f) {
+  const std::string label = "b=" + std::to_string(b) + " f=" + std::to_string(f);
+  cuckoo::ApproximateMap<V> map{
+      cuckoo::Config{.capacity = 5'000, .fingerprint_bits = f, .bucket_size = b}};
+  const auto keys = cuckoo::test::random_keys(map.capacity(), 9 * f + b);
+  std::vector<V> values(keys.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) values[i] = static_cast<V>(keys[i] >> 5);
+  // Half the keys stored by the batch insert, some twice (another value), the rest absent.
+  const std::size_t half = keys.size() / 2;
+  ASSERT_EQ(map.insert(std::span<const std::uint64_t>(keys).first(half),
+                       std::span<const V>(values).first(half)),
+            half)
+      << label;
+  for (std::size_t i = 0; i < half; i += 7) ASSERT_TRUE(map.insert(keys[i], V{3})) << label;
+
+  for (std::size_t n : {0u, 1u, 15u, 16u, 17u, 63u, 64u, 65u, 80u, 81u, 1'000u, 5'000u}) {
+    const auto probe = std::span<const std::uint64_t>(keys).first(n);
+    auto contained = std::make_unique<bool[]>(n + 1);
+    map.contains(probe, std::span<bool>(contained.get(), n));
+    std::vector<V> found;
+    std::vector<std::size_t> ends(n);
+    map.find(probe, found, std::span<std::size_t>(ends));
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(contained[i], map.contains(keys[i])) << label << " n=" << n << " i=" << i;
+      const std::vector<V> single = map.find(keys[i]);
+      ASSERT_EQ(std::vector<V>(found.begin() + static_cast<std::ptrdiff_t>(begin),
+                               found.begin() + static_cast<std::ptrdiff_t>(ends[i])),
+                single)
+          << label << " n=" << n << " i=" << i;
+      begin = ends[i];
+    }
+    ASSERT_EQ(begin, found.size()) << label;
+  }
+}
+
+TEST(ApproximateMapBatches, MatchSingleKeyCalls) {
+  for (unsigned b : {2u, 4u, 8u}) {
+    for (unsigned f : {7u, 12u, 16u}) {
+      expect_batches_match_single_calls<std::uint32_t>(b, f);
+      expect_batches_match_single_calls<std::uint8_t>(b, f);
+    }
+  }
+}
+
+TEST(ApproximateMapBatches, InsertStopsAtTheFirstRefusalAndChangesNothingForIt) {
+  cuckoo::ApproximateMap<std::uint16_t> map{cuckoo::Config{.capacity = 50, .bucket_size = 2}};
+  // One key repeated: its two buckets hold 2b = 4 copies, and the fifth is refused.
+  const std::vector<std::uint64_t> keys(8, 1234);
+  const std::vector<std::uint16_t> values = {1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT_EQ(
+      map.insert(std::span<const std::uint64_t>(keys), std::span<const std::uint16_t>(values)), 4u);
+  EXPECT_EQ(map.size(), 4u);
+  auto found = map.find(std::uint64_t{1234});
+  std::sort(found.begin(), found.end());
+  EXPECT_EQ(found, (std::vector<std::uint16_t>{1, 2, 3, 4}));
+}
+
+TEST(ApproximateMapBatches, StringKeys) {
+  cuckoo::ApproximateMap<std::uint32_t> map{cuckoo::Config{.capacity = 1'000}};
+  std::vector<std::string> keys;
+  for (int i = 0; i < 500; ++i) keys.push_back("user-" + std::to_string(i));
+  for (std::size_t i = 0; i < keys.size(); i += 2) {
+    ASSERT_TRUE(map.insert(keys[i], static_cast<std::uint32_t>(i)));
+  }
+  std::vector<std::uint32_t> found;
+  std::vector<std::size_t> ends(keys.size());
+  map.find(std::span<const std::string>(keys), found, std::span<std::size_t>(ends));
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::vector<std::uint32_t> got(found.begin() + static_cast<std::ptrdiff_t>(begin),
+                                         found.begin() + static_cast<std::ptrdiff_t>(ends[i]));
+    EXPECT_EQ(got, map.find(keys[i]));
+    if (i % 2 == 0) {
+      EXPECT_NE(std::find(got.begin(), got.end(), i), got.end());
+    }
+    begin = ends[i];
+  }
+}
+
+}  // namespace
