@@ -556,8 +556,19 @@ int info(const std::string& path) {
   const double expected_fpr = 1.0 - std::pow(1.0 - match, 2.0 * h.layout.bucket_size * load);
   const double full_fpr = 1.0 - std::pow(1.0 - match, 2.0 * h.layout.bucket_size);
   fmt::print("file             {} ({} bytes)\n", path, h.file_bytes());
-  fmt::print("format           cuckoo filter, format version {}\n", h.version);
+  fmt::print("format           {}, format version {}\n",
+             h.is_map() ? "approximate map (cuckoo filter with values)" : "cuckoo filter",
+             h.version);
   fmt::print("growable         no\n");
+  if (h.is_map()) {
+    // The values are the map's own business (cuckoo::ApproximateMap<V>); the file says only their
+    // width, which the loading program's V must match.
+    fmt::print("values           {} bytes per slot ({} bytes, {:.2f} bits per item)\n",
+               h.value_bytes, h.values_bytes(),
+               h.item_count > 0
+                   ? 8.0 * static_cast<double>(h.values_bytes()) / static_cast<double>(h.item_count)
+                   : 0.0);
+  }
   fmt::print("hash             XXH3-64, seed {:#018x}\n", h.seed);
   fmt::print("fingerprint      {} bits\n", h.layout.fingerprint_bits);
   fmt::print("bucket size      {}{}\n", h.layout.bucket_size,

@@ -4,6 +4,7 @@
 # lock. Usage: cli_test.sh PATH_TO_CUCKOO
 set -u -o pipefail
 CUCKOO=$(realpath "${1:?usage: cli_test.sh PATH_TO_CUCKOO}")
+TESTS_DIR=$(realpath "$(dirname "$0")/..")
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/cuckoo-cli-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK"
@@ -304,6 +305,19 @@ expect_status 2 "add to a missing file" -- bash -c "printf 'x\n' | '$CUCKOO' add
 expect_stderr_has "missing.cf" "missing file named"
 [ -e missing.cf ] && fail "add created a missing filter file"
 ls -a | grep -q '\.tmp-' && fail "temporary files left behind by the writers: $(ls -a)"
+
+# ---- An approximate map's file (format version 3): info reads it, the filter commands refuse it --
+MAP="$TESTS_DIR/data/golden_v3_map_b4_f12_u32.cf"
+expect_status 0 "info on an approximate map" -- "$CUCKOO" info "$MAP"
+grep -q "approximate map (cuckoo filter with values), format version 3\$" out \
+  || fail "info does not name an approximate map: $(grep format out)"
+grep -q "^values *4 bytes per slot" out || fail "info does not show the value width: $(cat out)"
+grep -q "^checksum.*ok" out || fail "info does not check a map's checksum: $(grep checksum out)"
+cp "$MAP" map.cf
+expect_status 2 "query on an approximate map" -- "$CUCKOO" query map.cf members.txt
+expect_stderr_has "open it with cuckoo::ApproximateMap" "query on a map says what the file is"
+expect_status 2 "add to an approximate map" -- "$CUCKOO" add map.cf members.txt
+cmp -s map.cf "$MAP" || fail "add changed an approximate map's file"
 
 if [ "$FAILURES" -ne 0 ]; then
   echo "$FAILURES failure(s)" >&2
