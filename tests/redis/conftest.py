@@ -77,8 +77,10 @@ class RedisServer:
         preload = os.environ.get("REDIS_SERVER_PRELOAD")
         if preload:
             env["LD_PRELOAD"] = preload
-        self.process = subprocess.Popen(self.arguments(), env=env, stdin=subprocess.DEVNULL,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # The server logs to its log file; its stderr is where a sanitizer in the module reports.
+        with open(self.directory / "stderr.log", "ab") as stderr:
+            self.process = subprocess.Popen(self.arguments(), env=env, stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=stderr)
         try:
             wait_until(self.answers, START_TIMEOUT_S, f"redis-server on port {self.port}")
         except TimeoutError:
@@ -99,6 +101,11 @@ class RedisServer:
     def log(self):
         path = self.directory / "redis.log"
         return path.read_text(errors="replace")[-4000:] if path.exists() else "(no log)"
+
+    def sanitizer_reports(self):
+        path = self.directory / "stderr.log"
+        text = path.read_text(errors="replace") if path.exists() else ""
+        return text if ("Sanitizer" in text or "runtime error" in text) else ""
 
     def client(self, **kwargs):
         return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=60, **kwargs)
@@ -139,6 +146,8 @@ def start_server(tmp_path):
     yield start
     for server in servers:
         server.stop()
+    reports = "".join(server.sanitizer_reports() for server in servers)
+    assert not reports, reports
 
 
 @pytest.fixture
