@@ -138,7 +138,9 @@ std::size_t physical_memory_bytes() noexcept {
 }
 
 std::size_t max_filter_bytes() noexcept {
-  return g_max_filter_bytes != 0 ? g_max_filter_bytes : physical_memory_bytes();
+  // Half the machine by default: a filter that takes all of it leaves the server (and the fork
+  // that writes its RDB) nothing.
+  return g_max_filter_bytes != 0 ? g_max_filter_bytes : physical_memory_bytes() / 2;
 }
 
 void set_max_filter_bytes(std::size_t bytes) noexcept {

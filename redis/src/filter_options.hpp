@@ -45,8 +45,9 @@ struct FilterOptions {
   long long fingerprint_bits = 0;  // 0: derived from error_rate
 };
 
-/// Reads the value of option `name` at argv[at] into `out` (BUCKETSIZE, MAXITERATIONS, ...);
-/// false when `name` is not one of the filter-shape options.
+/// Reads `value` into `out` as the value of option `name` (BUCKETSIZE, MAXITERATIONS, EXPANSION,
+/// ERROR_RATE, FINGERPRINT_BITS; upper case); false when `name` is none of them. Throws
+/// CommandError with RedisBloom's text for a value it would refuse.
 bool parse_shape_option(const std::string& name, RedisModuleString* value, FilterOptions& out);
 
 /// Parses CAPACITY's value; throws CommandError("Bad capacity").
@@ -56,7 +57,7 @@ long long parse_capacity(RedisModuleString* value);
 /// create filter" one whose table would take more than `max_bytes`. Throws CommandError.
 cuckoo::Filter create_filter(const FilterOptions& options, std::size_t max_bytes);
 
-/// The largest filter this server builds (module argument MAX_FILTER_BYTES; by default the
+/// The largest filter this server builds (module argument MAX_FILTER_BYTES; by default half the
 /// machine's physical memory).
 std::size_t max_filter_bytes() noexcept;
 void set_max_filter_bytes(std::size_t bytes) noexcept;

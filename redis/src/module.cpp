@@ -4,7 +4,7 @@
 //
 // MAX_FILTER_BYTES bounds the table of one filter (CF.RESERVE / CF.INSERT capacities, CF.LOADCHUNK
 // headers): larger requests get "Insufficient memory to create filter" instead of an allocation
-// the machine cannot back. The default is the machine's physical memory.
+// the machine cannot back. The default is half the machine's physical memory.
 #include <cstring>
 #include <string>
 
