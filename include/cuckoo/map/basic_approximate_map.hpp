@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -78,7 +79,7 @@ class BasicApproximateMap {
   static constexpr std::size_t kPipelineDepth = 64;
   /// Keys ahead that a batch find compares fingerprints and prefetches the matching slots' value
   /// lines: most keys have at most one, so fewer are in flight than fingerprint lines.
-  static constexpr std::size_t kValueDepth = 16;
+  static constexpr std::size_t kValueDepth = 32;
   /// Buckets the breadth-first insert search may visit, as BasicFilter::kBfsNodes.
   static constexpr std::size_t kBfsNodes = 176;
   static constexpr std::size_t kBfsChunkParents = 16 / kBucketSize;
@@ -170,9 +171,20 @@ class BasicApproximateMap {
 
   std::size_t find_hash(std::uint64_t hash, std::span<V> out) const noexcept {
     const Matches m = matches_of(probe_of(hash));
-    const std::size_t n = std::min<std::size_t>(m.count, out.size());
-    for (std::size_t i = 0; i < n; ++i) out[i] = value_at(m.slots[i]);
-    return m.count;
+    const std::size_t n = m.count();
+    // The usual answers (no match, or one) without a branch on where the match is: a
+    // mispredicted branch per lookup would stop the core overlapping one lookup's misses with
+    // the next one's.
+    if (n <= 1 && !out.empty()) {
+      const V first = value_at(m.first_slot());
+      if (n == 1) out[0] = first;
+      return n;
+    }
+    std::size_t written = 0;
+    m.for_each([&](std::uint64_t slot) {
+      if (written < out.size()) out[written++] = value_at(slot);
+    });
+    return n;
   }
 
   bool contains_hash(std::uint64_t hash) const noexcept {
@@ -181,22 +193,21 @@ class BasicApproximateMap {
   }
 
   std::size_t count_hash(std::uint64_t hash) const noexcept {
-    return matches_of(probe_of(hash)).count;
+    return matches_of(probe_of(hash)).count();
   }
 
   bool erase_hash(std::uint64_t hash, const V& value) noexcept {
     const Probe p = probe_of(hash);
     const Matches m = matches_of(p);
-    for (unsigned i = 0; i < m.count; ++i) {
-      if (same_bytes(value_at(m.slots[i]), value)) {
-        const std::uint64_t slot = m.slots[i];
-        table_.write(slot / kBucketSize, static_cast<unsigned>(slot % kBucketSize), 0);
-        set_value(slot, V{});
-        --size_;
-        return true;
-      }
-    }
-    return false;
+    std::uint64_t found = kNoSlot;
+    m.for_each([&](std::uint64_t slot) {
+      if (found == kNoSlot && same_bytes(value_at(slot), value)) found = slot;
+    });
+    if (found == kNoSlot) return false;
+    table_.write(found / kBucketSize, static_cast<unsigned>(found % kBucketSize), 0);
+    set_value(found, V{});
+    --size_;
+    return true;
   }
 
   // ---- Batches --------------------------------------------------------------------------------
@@ -231,8 +242,11 @@ class BasicApproximateMap {
   /// fingerprint lines kPipelineDepth keys ahead and the matching value lines kValueDepth ahead.
   template <Key K>
   void find(std::span<const K> keys, std::vector<V>& values, std::span<std::size_t> ends) const {
-    values.clear();
     const std::size_t n = keys.size();
+    // Written through `used`, with room for a whole key's matches kept ahead, so that the usual
+    // key (one match or none) stores its value and moves on without a branch on the answer.
+    std::size_t used = 0;
+    values.resize(std::max<std::size_t>(values.capacity(), n + kMaxMatches));
     constexpr std::size_t kLead = kPipelineDepth + kValueDepth;
     Probe probes[kPipelineDepth];
     Matches matches[kValueDepth];
@@ -240,21 +254,29 @@ class BasicApproximateMap {
       // Stage 3: key i − kLead reads its values (their lines were prefetched in stage 2).
       if (i >= kLead) {
         const Matches& m = matches[(i - kLead) & (kValueDepth - 1)];
-        for (unsigned j = 0; j < m.count; ++j) values.push_back(value_at(m.slots[j]));
-        ends[i - kLead] = values.size();
+        if (used + kMaxMatches > values.size()) values.resize(2 * values.size());
+        const std::size_t matched = m.count();
+        if (matched <= 1) [[likely]] {
+          values[used] = value_at(m.first_slot());  // harmless when nothing matched
+          used += matched;
+        } else {
+          m.for_each([&](std::uint64_t slot) { values[used++] = value_at(slot); });
+        }
+        ends[i - kLead] = used;
       }
       // Stage 2: key i − kPipelineDepth compares fingerprints and prefetches its value lines.
       if (i >= kPipelineDepth && i - kPipelineDepth < n) {
         const std::size_t k = i - kPipelineDepth;
         Matches& m = matches[k & (kValueDepth - 1)];
         m = matches_of(probes[k & (kPipelineDepth - 1)]);
-        for (unsigned j = 0; j < m.count; ++j) {
-          __builtin_prefetch(values_.data() + m.slots[j] * sizeof(V), 0, 2);
-        }
+        // The first match's line, chosen without a branch (slot 0's line when nothing matched,
+        // which stays in cache); a rare second match is read on demand.
+        prefetch_slot(m.first_slot());
       }
       // Stage 1: key i is hashed and its fingerprint lines prefetched.
       if (i < n) probes[i & (kPipelineDepth - 1)] = fetch_probe(keys[i]);
     }
+    values.resize(used);
   }
 
   // ---- Shape and state ------------------------------------------------------------------------
@@ -306,11 +328,38 @@ class BasicApproximateMap {
     std::uint64_t alt;
     std::uint32_t fingerprint;
   };
-  /// The slots (i·b + j) of a key's two buckets whose fingerprint matches.
+  /// Which slots of a key's two buckets hold its fingerprint: bit j of a mask is slot j.
   struct Matches {
-    std::array<std::uint64_t, kMaxMatches> slots;
-    unsigned count;
+    std::uint64_t first;
+    std::uint64_t second;
+    unsigned first_mask;
+    unsigned second_mask;
+
+    std::size_t count() const noexcept {
+      return static_cast<std::size_t>(std::popcount(first_mask) + std::popcount(second_mask));
+    }
+    /// The first matching slot (first bucket first, lowest slot first), or 0 when none matches:
+    /// selects, not branches.
+    std::uint64_t first_slot() const noexcept {
+      const bool in_first = first_mask != 0;
+      const std::uint64_t bucket = in_first ? first : second;
+      const unsigned mask = in_first ? first_mask : second_mask;
+      const std::uint64_t slot =
+          bucket * kBucketSize + static_cast<unsigned>(std::countr_zero(mask));
+      return mask != 0 ? slot : 0;
+    }
+    /// Calls fn(i·b + j) for every matching slot, first bucket first, in slot order.
+    template <class Fn>
+    void for_each(Fn&& fn) const {
+      for (unsigned mask = first_mask; mask != 0; mask &= mask - 1) {
+        fn(first * kBucketSize + static_cast<unsigned>(std::countr_zero(mask)));
+      }
+      for (unsigned mask = second_mask; mask != 0; mask &= mask - 1) {
+        fn(second * kBucketSize + static_cast<unsigned>(std::countr_zero(mask)));
+      }
+    }
   };
+  static constexpr std::uint64_t kNoSlot = ~std::uint64_t{0};
   struct Displacement {
     std::uint64_t bucket;
     unsigned slot;
@@ -365,19 +414,18 @@ class BasicApproximateMap {
   }
 
   Matches matches_of(const Probe& p) const noexcept {
-    Matches m;
-    m.count = 0;
     const auto first = table_.entries(p.bucket);
     const auto second = table_.entries(p.alt);
+    unsigned first_mask = 0, second_mask = 0;
     for (unsigned j = 0; j < kBucketSize; ++j) {
-      m.slots[m.count] = p.bucket * kBucketSize + j;
-      m.count += first[j] == p.fingerprint;
+      first_mask |= static_cast<unsigned>(first[j] == p.fingerprint) << j;
+      second_mask |= static_cast<unsigned>(second[j] == p.fingerprint) << j;
     }
-    for (unsigned j = 0; j < kBucketSize; ++j) {
-      m.slots[m.count] = p.alt * kBucketSize + j;
-      m.count += second[j] == p.fingerprint;
-    }
-    return m;
+    return {p.bucket, p.alt, first_mask, second_mask};
+  }
+
+  void prefetch_slot(std::uint64_t slot) const noexcept {
+    __builtin_prefetch(values_.data() + slot * sizeof(V), 0, 2);
   }
 
   /// Puts (fingerprint, value) into the lowest empty slot of bucket; false if it is full.
