@@ -170,6 +170,12 @@ def test_error_texts(server, command, expected):
         assert r.exists("k") == 0  # a refused creation creates nothing
 
 
+def test_an_error_rate_no_width_reaches(server):
+    reply = wire_reply(server.port, "CF.RESERVE", "k", 1000, "ERROR_RATE", "1e-300")
+    assert reply.startswith("-ERR cuckoo::Config: target_fpr") and "at most 32" in reply
+    assert server.client().exists("k") == 0
+
+
 def test_reserve_on_an_existing_key(server):
     r = server.client()
     r.execute_command("CF.RESERVE", "k", 100)

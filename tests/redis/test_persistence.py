@@ -86,6 +86,8 @@ def test_restart_with_aof_keeps_the_filters(start_server):
     server = start_server(extra_args=["--appendonly", "yes"])
     r = server.client()
     keys = populate(r)
+    pending = dump(r, "wide")
+    r.execute_command("CF.LOADCHUNK", "pending", *pending[0])  # a load the rewrite catches halfway
     r.execute_command("BGREWRITEAOF")
     wait_until(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0
                and r.info("persistence")["aof_rewrite_scheduled"] == 0, 60, "the AOF rewrite")
@@ -100,6 +102,8 @@ def test_restart_with_aof_keeps_the_filters(start_server):
         assert dump(r, key) == keys_and_dumps[key], key
         assert r.cf().info(key).insertedNum == counts[key]
     assert r.execute_command("CF.MEXISTS", "growing", *items("after", 2000)) == [1] * 2000
+    load(r, "pending", pending[1:])
+    assert dump(r, "pending") == pending
 
 
 def test_replica_is_bit_for_bit_the_primary(start_server):
