@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dump_chunks.hpp"
+#include "filter_options.hpp"
 #include "filter_value.hpp"
 
 namespace cuckoo_redis {
@@ -61,7 +62,7 @@ void* rdb_load(RedisModuleIO* rdb, int encoding_version) {
     if (state == kStateFilter) {
       std::vector<std::byte> file;
       if (!load_bytes(rdb, file)) return nullptr;
-      value->filter.emplace(cuckoo::Filter::deserialize(file));
+      limit_growth(value->filter.emplace(cuckoo::Filter::deserialize(file)));
     } else if (state == kStateLoading) {
       const std::uint64_t expected = api.LoadUnsigned(rdb);
       if (api.IsIOError(rdb)) return nullptr;

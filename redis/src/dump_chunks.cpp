@@ -19,7 +19,7 @@ void finish_if_complete(FilterValue& value) {
   PendingLoad& pending = *value.loading;
   if (pending.bytes.size() < pending.expected_bytes) return;
   try {
-    value.filter.emplace(cuckoo::Filter::deserialize(pending.bytes));
+    limit_growth(value.filter.emplace(cuckoo::Filter::deserialize(pending.bytes)));
   } catch (const cuckoo::format_error& e) {
     throw CommandError(bad_data(e.what()));
   } catch (const std::bad_alloc&) {

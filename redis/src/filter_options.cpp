@@ -122,12 +122,21 @@ cuckoo::Filter create_filter(const FilterOptions& options, std::size_t max_bytes
       static_cast<long double>(layout.bucket_count) * layout.bucket_size * slot_bits / 8.0L;
   if (table_bytes > static_cast<long double>(max_bytes)) throw CommandError(kInsufficientMemory);
   try {
-    return cuckoo::Filter(config);
+    cuckoo::Filter filter(config);
+    limit_growth(filter);
+    return filter;
   } catch (const std::bad_alloc&) {
     throw CommandError(kInsufficientMemory);
   } catch (const std::invalid_argument& e) {
     throw CommandError(std::string("ERR ") + e.what());
   }
+}
+
+void limit_growth(cuckoo::Filter& filter) noexcept {
+  const std::size_t limit = max_filter_bytes();
+  filter.visit([&](auto& f) {
+    if constexpr (requires { f.set_memory_limit(limit); }) f.set_memory_limit(limit);
+  });
 }
 
 std::size_t physical_memory_bytes() noexcept {

@@ -57,6 +57,11 @@ long long parse_capacity(RedisModuleString* value);
 /// create filter" one whose table would take more than `max_bytes`. Throws CommandError.
 cuckoo::Filter create_filter(const FilterOptions& options, std::size_t max_bytes);
 
+/// Holds a growable filter's doublings to max_filter_bytes(): a doubling past it is refused like
+/// any insert that finds no room ("Filter is full"), leaving the filter as it was. Called on every
+/// filter the module creates or loads. No effect on a fixed filter.
+void limit_growth(cuckoo::Filter& filter) noexcept;
+
 /// The largest filter this server builds (module argument MAX_FILTER_BYTES; by default half the
 /// machine's physical memory).
 std::size_t max_filter_bytes() noexcept;

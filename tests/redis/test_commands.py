@@ -326,6 +326,24 @@ def test_max_filter_bytes_module_argument(start_server):
     assert r.exists("big") == 0
 
 
+def test_max_filter_bytes_stops_a_growing_filter(start_server):
+    server = start_server(module_args=["MAX_FILTER_BYTES", 1 << 16])
+    r = server.client()
+    r.execute_command("CF.RESERVE", "cf", 1000)
+    added = 0
+    for start in range(0, 100000, 1000):
+        reply = r.execute_command("CF.INSERT", "cf", "ITEMS", *items(f"b{start}", 1000))
+        added += reply.count(1)
+        if -1 in reply:
+            break
+    assert 1000 < added < 100000  # it grew, then stopped at the bound instead of growing on
+    assert info(r, "cf")["Size"] <= 1 << 16
+    assert wire_reply(server.port, "CF.ADD", "cf", "one more") == "-Filter is full"
+    assert r.execute_command("DEBUG", "RELOAD") == b"OK"  # the bound holds after a reload too
+    assert wire_reply(server.port, "CF.ADD", "cf", "one more") == "-Filter is full"
+    assert info(r, "cf")["Size"] <= 1 << 16
+
+
 def test_items_are_binary_safe(r):
     binary = [bytes([i, 0, 255 - i]) for i in range(256)]
     assert r.execute_command("CF.INSERT", "cf", "ITEMS", *binary) == [1] * 256
