@@ -119,8 +119,9 @@ void aof_rewrite(RedisModuleIO* aof, RedisModuleString* key, void* raw) {
   const auto& value = *static_cast<const FilterValue*>(raw);
   try {
     if (value.filter) {
-      for (DumpChunk chunk = dump_chunk(*value.filter, 0); chunk.next_iterator != 0;
-           chunk = dump_chunk(*value.filter, chunk.next_iterator)) {
+      const std::vector<std::byte> file = value.filter->serialize();  // once, not per chunk
+      for (DumpChunk chunk = chunk_of(file, 0); chunk.next_iterator != 0;
+           chunk = chunk_of(file, chunk.next_iterator)) {
         emit_chunk(aof, key, chunk.next_iterator, chunk.bytes);
       }
     } else {

@@ -31,9 +31,13 @@ void finish_if_complete(FilterValue& value) {
 }  // namespace
 
 DumpChunk dump_chunk(const cuckoo::Filter& filter, long long iterator) {
+  if (iterator < 0) throw CommandError(kInvalidPosition);
+  return chunk_of(filter.serialize(), iterator);
+}
+
+DumpChunk chunk_of(std::span<const std::byte> file, long long iterator) {
   DumpChunk chunk;
   if (iterator < 0) throw CommandError(kInvalidPosition);
-  const std::vector<std::byte> file = filter.serialize();
   const auto begin = static_cast<std::uint64_t>(iterator);
   if (begin >= file.size()) return chunk;  // done: (0, nil)
   const std::uint64_t end = begin == 0

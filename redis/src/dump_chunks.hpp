@@ -29,6 +29,8 @@ struct DumpChunk {
 
 /// The chunk after `iterator` (0 for the first) of `filter`'s file.
 DumpChunk dump_chunk(const cuckoo::Filter& filter, long long iterator);
+/// The same from the file already serialized (for callers that walk every chunk).
+DumpChunk chunk_of(std::span<const std::byte> file, long long iterator);
 
 /// Starts loading into a missing key: `bytes` must be the first chunk (iterator == its length)
 /// and hold a valid header for a file of at most `max_bytes`. Throws CommandError.

@@ -257,3 +257,21 @@ def test_random_iterators_and_bytes_get_ok_or_an_error(server, data):
     assert r.ping()
     if r.exists("fresh"):
         r.delete("fresh")
+
+
+def test_a_filter_larger_than_one_chunk_dumps_loads_and_rewrites(start_server):
+    server = start_server(extra_args=["--appendonly", "yes"])
+    r = server.client()
+    r.execute_command("CF.RESERVE", "big", 12_000_000, "EXPANSION", 0)  # a table over 16 MiB
+    insert_all(r, "big", items("b", 20000))
+    chunks = dump(r, "big")
+    assert len(chunks) >= 3  # the header, then table chunks of at most 16 MiB
+    assert all(len(data) <= 16 << 20 for _, data in chunks)
+    load(r, "copy", chunks)
+    assert digest(r, "copy") == digest(r, "big")
+    r.execute_command("BGREWRITEAOF")
+    wait_until(lambda: r.info("persistence")["aof_rewrite_in_progress"] == 0
+               and r.info("persistence")["aof_rewrite_scheduled"] == 0, 120, "the AOF rewrite")
+    server.restart()
+    r = server.client()
+    assert dump(r, "big") == chunks and dump(r, "copy") == chunks
