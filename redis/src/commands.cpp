@@ -6,10 +6,12 @@
 // code (filter_value.hpp's reseed_for_write) and ends bit-for-bit equal.
 #include "commands.hpp"
 
+#include <iterator>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "data_type.hpp"
