@@ -123,7 +123,13 @@ def test_replica_is_bit_for_bit_the_primary(start_server):
         p.execute_command("CF.DEL", "growing", f"g:{i}")
     p.execute_command("CF.ADD", "created-by-add", "x")
     load(p, "loaded", dump(p, "growing"))
-    keys += ["created-by-add", "loaded"]
+    transaction = p.pipeline(transaction=True)  # MULTI / EXEC
+    for item in items("multi", 50):
+        transaction.execute_command("CF.ADD", "fixed", item)
+    transaction.execute()
+    assert p.eval("return redis.call('CF.INSERT', KEYS[1], 'ITEMS', ARGV[1], ARGV[2])", 1,
+                  "scripted", "a", "b") == [1, 1]
+    keys += ["created-by-add", "loaded", "scripted"]
     assert p.execute_command("WAIT", 1, 20000) == 1
     for key in keys:
         assert digest(rr, key) == digest(p, key), key
