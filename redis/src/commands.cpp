@@ -81,10 +81,18 @@ std::vector<std::string_view> views_of(RedisModuleString** argv, int first, int 
   return views;
 }
 
-/// The filter of a value that has finished loading.
-cuckoo::Filter& ready(FilterValue& value) {
-  if (!value.filter) throw CommandError(kStillLoading);
-  return *value.filter;
+/// The filter of a value that has finished loading, to read.
+const cuckoo::Filter& readable(const FilterValue& value) {
+  const cuckoo::Filter* filter = value.readable();
+  if (filter == nullptr) throw CommandError(kStillLoading);
+  return *filter;
+}
+
+/// The same, to change.
+cuckoo::Filter& writable(FilterValue& value) {
+  cuckoo::Filter* filter = value.writable();
+  if (filter == nullptr) throw CommandError(kStillLoading);
+  return *filter;
 }
 
 std::unique_ptr<FilterValue> new_value(const FilterOptions& options) {
@@ -133,7 +141,7 @@ int add(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, bool only_new) 
   FilterValue* value = key.value();
   const bool created = value == nullptr;
   if (created) value = key.store(new_value(FilterOptions{}));
-  cuckoo::Filter& filter = ready(*value);
+  cuckoo::Filter& filter = writable(*value);
   const std::string_view item = view_of(argv[2]);
   if (only_new && filter.contains(item)) {
     if (created) api.ReplicateVerbatim(ctx);
@@ -181,7 +189,7 @@ int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, bool only_ne
     if (!create) throw CommandError(kNotFound);
     value = key.store(new_value(options));
   }
-  cuckoo::Filter& filter = ready(*value);
+  cuckoo::Filter& filter = writable(*value);
   const std::vector<std::string_view> items = views_of(argv, items_at, argc);
   std::vector<long long> results(items.size(), 1);
   bool changed = created;
@@ -224,7 +232,7 @@ int exists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   OpenKey key(ctx, argv[1], redis_api::kRead);
   FilterValue* value = key.value();
   if (value == nullptr) return api.ReplyWithLongLong(ctx, 0);
-  return api.ReplyWithLongLong(ctx, ready(*value).contains(view_of(argv[2])) ? 1 : 0);
+  return api.ReplyWithLongLong(ctx, readable(*value).contains(view_of(argv[2])) ? 1 : 0);
 }
 
 int count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -232,7 +240,8 @@ int count(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   OpenKey key(ctx, argv[1], redis_api::kRead);
   FilterValue* value = key.value();
   if (value == nullptr) return api.ReplyWithLongLong(ctx, 0);
-  return api.ReplyWithLongLong(ctx, static_cast<long long>(ready(*value).count(view_of(argv[2]))));
+  return api.ReplyWithLongLong(ctx,
+                               static_cast<long long>(readable(*value).count(view_of(argv[2]))));
 }
 
 int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
@@ -242,8 +251,8 @@ int mexists(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   const std::vector<std::string_view> items = views_of(argv, 2, argc);
   std::unique_ptr<bool[]> present(new bool[items.size()]());
   if (value != nullptr) {
-    ready(*value).contains(std::span<const std::string_view>(items),
-                           std::span<bool>(present.get(), items.size()));
+    readable(*value).contains(std::span<const std::string_view>(items),
+                              std::span<bool>(present.get(), items.size()));
   }
   api.ReplyWithArray(ctx, static_cast<long>(items.size()));
   for (std::size_t i = 0; i < items.size(); ++i) api.ReplyWithLongLong(ctx, present[i] ? 1 : 0);
@@ -256,7 +265,7 @@ int del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   OpenKey key(ctx, argv[1], redis_api::kRead | redis_api::kWrite);
   FilterValue* value = key.value();
   if (value == nullptr) throw CommandError(kNotFound);
-  if (!ready(*value).erase(view_of(argv[2]))) return api.ReplyWithLongLong(ctx, 0);
+  if (!writable(*value).erase(view_of(argv[2]))) return api.ReplyWithLongLong(ctx, 0);
   ++value->items_deleted;
   api.ReplicateVerbatim(ctx);
   return api.ReplyWithLongLong(ctx, 1);
@@ -269,7 +278,7 @@ int compact(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   OpenKey key(ctx, argv[1], redis_api::kRead | redis_api::kWrite);
   FilterValue* value = key.value();
   if (value == nullptr) throw CommandError(kNotFound);
-  ready(*value);
+  readable(*value);
   return api.ReplyWithSimpleString(ctx, "OK");
 }
 
@@ -278,7 +287,7 @@ int info(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   OpenKey key(ctx, argv[1], redis_api::kRead);
   FilterValue* value = key.value();
   if (value == nullptr) throw CommandError(kNotFound);
-  const cuckoo::Filter& filter = ready(*value);
+  const cuckoo::Filter& filter = readable(*value);
   // A growable filter is one table that doubles: "Number of filters" counts 1 + its doublings,
   // and its "Expansion rate" is 2 (each growth doubles the capacity); a fixed filter's is 0.
   const std::pair<const char*, long long> fields[] = {
@@ -314,7 +323,11 @@ int scandump(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   OpenKey key(ctx, argv[1], redis_api::kRead);
   FilterValue* value = key.value();
   if (value == nullptr) throw CommandError(kNotFound);
-  const DumpChunk chunk = dump_chunk(ready(*value), iterator);
+  const cuckoo::Filter& filter = readable(*value);
+  // Serialized once per walk (kept until the walk ends or a write changes the filter).
+  if (iterator == 0 || !value->dump_in_progress) value->dump_in_progress = filter.serialize();
+  const DumpChunk chunk = chunk_of(*value->dump_in_progress, iterator);
+  if (chunk.next_iterator == 0) value->dump_in_progress.reset();  // the walk is over
   api.ReplyWithArray(ctx, 2);
   api.ReplyWithLongLong(ctx, chunk.next_iterator);
   if (chunk.next_iterator == 0) return api.ReplyWithNull(ctx);

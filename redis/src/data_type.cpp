@@ -157,7 +157,9 @@ void free_value(void* raw) {
 
 void* copy_value(RedisModuleString*, RedisModuleString*, const void* raw) {
   try {
-    return new FilterValue(*static_cast<const FilterValue*>(raw));
+    auto copy = std::make_unique<FilterValue>(*static_cast<const FilterValue*>(raw));
+    copy->dump_in_progress.reset();  // a walk of the original, not of the copy
+    return copy.release();
   } catch (...) {
     return nullptr;  // COPY then fails
   }

@@ -30,11 +30,6 @@ void finish_if_complete(FilterValue& value) {
 }
 }  // namespace
 
-DumpChunk dump_chunk(const cuckoo::Filter& filter, long long iterator) {
-  if (iterator < 0) throw CommandError(kInvalidPosition);
-  return chunk_of(filter.serialize(), iterator);
-}
-
 DumpChunk chunk_of(std::span<const std::byte> file, long long iterator) {
   DumpChunk chunk;
   if (iterator < 0) throw CommandError(kInvalidPosition);

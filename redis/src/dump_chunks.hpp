@@ -27,9 +27,7 @@ struct DumpChunk {
   std::vector<std::byte> bytes;
 };
 
-/// The chunk after `iterator` (0 for the first) of `filter`'s file.
-DumpChunk dump_chunk(const cuckoo::Filter& filter, long long iterator);
-/// The same from the file already serialized (for callers that walk every chunk).
+/// The chunk after `iterator` (0 for the first) of a filter's serialized `file`.
 DumpChunk chunk_of(std::span<const std::byte> file, long long iterator);
 
 /// Starts loading into a missing key: `bytes` must be the first chunk (iterator == its length)

@@ -24,11 +24,24 @@ struct FilterValue {
   /// CF.DEL calls that removed an item (CF.INFO's "Number of items deleted"); kept in the RDB
   /// payload, not in the library's file (SCANDUMP chunks and AOF rewrites start it at 0).
   std::uint64_t items_deleted = 0;
+  /// The file a CF.SCANDUMP walk is reading, kept between its calls so that each call copies one
+  /// chunk instead of serializing the whole filter again. Dropped by every write (writable()),
+  /// when a walk reaches its end, and never saved or copied.
+  std::optional<std::vector<std::byte>> dump_in_progress;
+
+  /// The filter of a value that has finished loading, for reading; nullptr while it loads.
+  const cuckoo::Filter* readable() const noexcept { return filter ? &*filter : nullptr; }
+  /// The same for a write: a walk in progress then serializes the changed filter afresh.
+  cuckoo::Filter* writable() noexcept {
+    dump_in_progress.reset();
+    return filter ? &*filter : nullptr;
+  }
 
   std::size_t memory_bytes() const noexcept {
     std::size_t bytes = sizeof(FilterValue);
     if (filter) bytes += filter->memory_bytes();
     if (loading) bytes += loading->bytes.capacity();
+    if (dump_in_progress) bytes += dump_in_progress->capacity();
     return bytes;
   }
 };

@@ -281,3 +281,16 @@ def test_a_filter_larger_than_one_chunk_dumps_loads_and_rewrites(start_server):
     server.restart()
     r = server.client()
     assert dump(r, "big") == chunks and dump(r, "copy") == chunks
+
+
+def test_a_scandump_walk_serializes_once_and_sees_writes(r):
+    insert_all(r, "cf", items("w", 1000))
+    idle = r.memory_usage("cf", samples=0)
+    iterator, _header = r.execute_command("CF.SCANDUMP", "cf", 0)
+    assert r.memory_usage("cf", samples=0) > idle  # the walk holds the serialized file...
+    r.execute_command("CF.ADD", "cf", "added mid-walk")  # ...which a write drops
+    assert r.memory_usage("cf", samples=0) == idle
+    end, rest = r.execute_command("CF.SCANDUMP", "cf", iterator)
+    assert rest == dump(r, "cf")[1][1]  # the chunk after the write shows the write
+    assert r.execute_command("CF.SCANDUMP", "cf", end) == [0, None]
+    assert r.memory_usage("cf", samples=0) == idle  # a finished walk lets the file go
