@@ -129,9 +129,9 @@ def main():
                           f"| CF.EXISTS | {rates['CF.EXISTS']:,.0f} | "
                           f"{rates['CF.EXISTS'] / rates['GET']:.2f}x GET |", ""]
             mexists_requests = max(1000, args.requests // 50)
+            mexists = ["CF.MEXISTS", "bench:cf", *["item:__rand_int__"] * 100]
             calls = max(requests_per_second(args.benchmark, port, mexists_requests,
-                                            args.clients, 1,
-                                            ["CF.MEXISTS", "bench:cf", *["item:__rand_int__"] * 100])
+                                            args.clients, 1, mexists)
                         for _ in range(args.rounds))
             lines += [f"CF.MEXISTS, 100 items per call: {calls:,.0f} calls/s = "
                       f"{calls * 100:,.0f} items/s ({r.cf().info('bench:cf').insertedNum:,} "

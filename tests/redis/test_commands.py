@@ -162,11 +162,12 @@ ERROR_CASES = [
                          if isinstance(c, list) else None)
 def test_error_texts(server, command, expected):
     r = server.client()
-    if len(command) > 1 and command[1] == "k" and command[0] not in ("CF.RESERVE", "CF.INSERT", "CF.INSERTNX"):
+    creates = command[0] in ("CF.RESERVE", "CF.INSERT", "CF.INSERTNX")
+    if len(command) > 1 and command[1] == "k" and not creates:
         r.execute_command("CF.RESERVE", "k", 100)
     assert wire_reply(server.port, *command) == expected
     assert r.ping()
-    if command[0] in ("CF.RESERVE", "CF.INSERT", "CF.INSERTNX"):
+    if creates:
         assert r.exists("k") == 0  # a refused creation creates nothing
 
 
@@ -228,7 +229,8 @@ def test_error_rate_option_buys_accuracy(r):
     members = items("m", 20000)
     for key in ("loose", "tight", "wide"):
         for start in range(0, len(members), 1000):
-            assert r.execute_command("CF.INSERT", key, "ITEMS", *members[start:start + 1000]) == [1] * 1000
+            batch = members[start:start + 1000]
+            assert r.execute_command("CF.INSERT", key, "ITEMS", *batch) == [1] * 1000
     strangers = items("s", 40000)
 
     def false_positives(key):
@@ -271,7 +273,8 @@ def test_growable_filter_keeps_every_item(r):
     r.execute_command("CF.RESERVE", "cf", 100, "BUCKETSIZE", 4, "EXPANSION", 2)
     members = items("g", 5000)
     for start in range(0, len(members), 500):
-        assert r.execute_command("CF.INSERT", "cf", "ITEMS", *members[start:start + 500]) == [1] * 500
+        batch = members[start:start + 500]
+        assert r.execute_command("CF.INSERT", "cf", "ITEMS", *batch) == [1] * 500
     assert info(r, "cf")["Number of filters"] >= 5  # 100 -> 5000 needs at least 5 doublings
     assert r.execute_command("CF.MEXISTS", "cf", *members) == [1] * len(members)
 
@@ -306,7 +309,8 @@ def test_delete_and_count(r):
 
 
 def test_insertnx_within_one_batch(r):
-    assert r.execute_command("CF.INSERTNX", "cf", "ITEMS", "a", "b", "a", "c", "b") == [1, 1, 0, 1, 0]
+    reply = r.execute_command("CF.INSERTNX", "cf", "ITEMS", "a", "b", "a", "c", "b")
+    assert reply == [1, 1, 0, 1, 0]
     assert r.execute_command("CF.COUNT", "cf", "a") == 1
 
 

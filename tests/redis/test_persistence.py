@@ -251,7 +251,8 @@ def test_random_iterators_and_bytes_get_ok_or_an_error(server, data):
     # A chunk: random bytes, or the real file with a few bytes changed, cut anywhere.
     raw = data.draw(st.one_of(
         st.binary(max_size=400),
-        st.builds(lambda at, value, cut: (file_bytes[:at] + bytes([value]) + file_bytes[at + 1:])[:cut],
+        st.builds(lambda at, value, cut:
+                  (file_bytes[:at] + bytes([value]) + file_bytes[at + 1:])[:cut],
                   st.integers(0, len(file_bytes) - 1), st.integers(0, 255),
                   st.integers(0, len(file_bytes)))))
     position = data.draw(st.one_of(st.just(len(raw)), st.integers(-10, 10**12)))
