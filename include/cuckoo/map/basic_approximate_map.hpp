@@ -25,9 +25,11 @@
 // Lines per lookup. contains() reads the two fingerprint lines. find() reads those, then the
 // value line of each matching slot: for a stored key almost always one more line, for an absent
 // key almost always none. The batch find runs a two-stage pipeline: fingerprint lines are
-// prefetched kPipelineDepth keys ahead, the matching slots' value lines kValueDepth keys ahead
-// (once the fingerprints are known), so a batch costs about what a batch contains costs plus
-// one line per hit.
+// prefetched kPipelineDepth keys ahead, and once a key's fingerprints are compared its first
+// matching slot's value line kValueDepth keys ahead (a rarer second match is read on demand).
+// A key's matches are two bucket masks held in registers, and the stages select the first match
+// rather than branch on where it is (first bucket or second: a coin toss for stored keys). A first
+// version kept an array of slot indices, written with a store per slot, and ran 3x slower.
 //
 // Memory per item: (f + 8·sizeof(V)) / α bits, i.e. the filter's f/α plus the value width at the
 // same load; for f = 12, b = 4, 32-bit values at α = 0.955, 46.1 bits (5.8 bytes) per item.
@@ -35,10 +37,9 @@
 // Template parameters:
 //   Table  PackedTable<b> or PackedTable<b, f> (slots that never move inside a bucket, which the
 //          parallel value array relies on; semi-sorted tables reorder and are not accepted).
-//   V      a trivially copyable, default-constructible value type; stored by its object
-//   representation (memcpy), so a
-//          saved map reads back only on machines with the same representation (all integer types
-//          on little-endian machines).
+//   V      a trivially copyable, default-constructible value type, stored by its object
+//          representation (memcpy): a saved map reads back only on machines with the same
+//          representation (all integer types on little-endian machines).
 //   Hash   a seeded 64-bit hasher (hash.hpp); XXH3 by default.
 #pragma once
 
@@ -246,7 +247,7 @@ class BasicApproximateMap {
     // Written through `used`, with room for a whole key's matches kept ahead, so that the usual
     // key (one match or none) stores its value and moves on without a branch on the answer.
     std::size_t used = 0;
-    values.resize(std::max<std::size_t>(values.capacity(), n + kMaxMatches));
+    values.resize(n + kMaxMatches);
     constexpr std::size_t kLead = kPipelineDepth + kValueDepth;
     Probe probes[kPipelineDepth];
     Matches matches[kValueDepth];
