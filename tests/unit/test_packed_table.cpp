@@ -1,6 +1,7 @@
 // The bit-packed table: every width 2..32 with every bucket size reads back what was written,
-// leaves its neighbours alone, and its word-at-a-time find / contains / count agree with a plain
-// per-slot model, including on buckets crafted so that the SWAR trick's spurious lanes appear.
+// leaves its neighbours alone, and its word-at-a-time find / contains / count / match_mask agree
+// with a plain per-slot model, including on buckets crafted so that the SWAR trick's spurious lanes
+// appear.
 #include "cuckoo/table/packed_table.hpp"
 
 #include <gtest/gtest.h>
@@ -43,14 +44,16 @@ void check_table(unsigned bits, std::uint64_t buckets, std::uint64_t seed) {
       for (std::uint32_t q : {std::uint32_t{0}, v, max, std::uint32_t{1}, std::uint32_t{2},
                               static_cast<std::uint32_t>(rng() & max)}) {
         int first = -1;
-        unsigned n = 0;
+        unsigned n = 0, mask = 0;
         for (unsigned j = 0; j < B; ++j) {
           ASSERT_EQ(table.read(probe, j), model[probe * B + j]);
           if (model[probe * B + j] == q) {
             if (first < 0) first = static_cast<int>(j);
             ++n;
+            mask |= 1u << j;
           }
         }
+        ASSERT_EQ(table.match_mask(probe, q), mask) << "b=" << B << " f=" << bits << " q=" << q;
         ASSERT_EQ(table.find(probe, q), first) << "b=" << B << " f=" << bits << " q=" << q;
         ASSERT_EQ(table.contains(probe, q), first >= 0);
         ASSERT_EQ(table.count(probe, q), n);

@@ -415,14 +415,8 @@ class BasicApproximateMap {
   }
 
   Matches matches_of(const Probe& p) const noexcept {
-    const auto first = table_.entries(p.bucket);
-    const auto second = table_.entries(p.alt);
-    unsigned first_mask = 0, second_mask = 0;
-    for (unsigned j = 0; j < kBucketSize; ++j) {
-      first_mask |= static_cast<unsigned>(first[j] == p.fingerprint) << j;
-      second_mask |= static_cast<unsigned>(second[j] == p.fingerprint) << j;
-    }
-    return {p.bucket, p.alt, first_mask, second_mask};
+    return {p.bucket, p.alt, table_.match_mask(p.bucket, p.fingerprint),
+            table_.match_mask(p.alt, p.fingerprint)};
   }
 
   void prefetch_slot(std::uint64_t slot) const noexcept {

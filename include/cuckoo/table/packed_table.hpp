@@ -200,6 +200,28 @@ class PackedTable {
     return out;
   }
 
+  /// Bit j is set iff slot j of `bucket` holds `value` (0: the empty slots), exactly. For a
+  /// bucket that fits one load: one load and a zero-lane test that cannot borrow across lanes
+  /// (each lane's low bits plus all-ones-but-the-top cannot carry out of the lane), unlike the
+  /// cheaper test of find / contains, which may flag lanes above a true match. For value
+  /// association (map/basic_approximate_map.hpp), which needs every matching slot.
+  unsigned match_mask(std::uint64_t bucket, std::uint32_t value) const noexcept {
+    unsigned mask = 0;
+    if (group() == kSlots) {
+      const std::uint64_t x = bucket_word(bucket) ^ (value * ones_);
+      const std::uint64_t low = group_mask_ & ~highs_;
+      const std::uint64_t zero_lanes = ~(((x & low) + low) | x) & highs_;
+      for (unsigned j = 0; j < kSlots; ++j) {
+        const unsigned top = j * fingerprint_bits() + fingerprint_bits() - 1;
+        mask |= static_cast<unsigned>(zero_lanes >> top & 1) << j;
+      }
+      return mask;
+    }
+    const auto slots = entries(bucket);
+    for (unsigned j = 0; j < kSlots; ++j) mask |= static_cast<unsigned>(slots[j] == value) << j;
+    return mask;
+  }
+
   /// Writes `value` into the lowest empty slot of `bucket`, exactly as find(bucket, 0) then write
   /// would; false if the bucket is full. For a bucket that fits one load, the slot is never
   /// located as an index: the lowest lane the SWAR zero test flags is a true empty lane, and the
