@@ -28,6 +28,10 @@ namespace {
 constexpr const char* kWrongType =
     "WRONGTYPE Operation against a key holding the wrong kind of value";
 constexpr const char* kNotFound = "ERR not found";
+// CF.DEL and CF.COMPACT have their own texts for a missing key in RedisBloom (src/rebloom.c),
+// which clients may match on.
+constexpr const char* kDelNotFound = "Not found";
+constexpr const char* kCompactNotFound = "Cuckoo filter was not found";
 constexpr const char* kItemExists = "ERR item exists";
 constexpr const char* kFilterFull = "Filter is full";
 constexpr const char* kStillLoading =
@@ -172,7 +176,7 @@ int insert(RedisModuleCtx* ctx, RedisModuleString** argv, int argc, bool only_ne
     if (name == "NOCREATE") {
       create = false;
     } else if (name == "CAPACITY") {
-      if (i + 1 == argc) throw CommandError("CAPACITY: Missing argument");
+      if (i + 1 == argc) return api.WrongArity(ctx);  // as RedisBloom: no value after CAPACITY
       options.capacity = parse_capacity(argv[++i]);
     } else if (i + 1 < argc && parse_shape_option(name, argv[i + 1], options)) {
       ++i;
@@ -264,7 +268,7 @@ int del(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 3) return api.WrongArity(ctx);
   OpenKey key(ctx, argv[1], redis_api::kRead | redis_api::kWrite);
   FilterValue* value = key.value();
-  if (value == nullptr) throw CommandError(kNotFound);
+  if (value == nullptr) throw CommandError(kDelNotFound);
   if (!writable(*value).erase(view_of(argv[2]))) return api.ReplyWithLongLong(ctx, 0);
   ++value->items_deleted;
   api.ReplicateVerbatim(ctx);
@@ -277,7 +281,7 @@ int compact(RedisModuleCtx* ctx, RedisModuleString** argv, int argc) {
   if (argc != 2) return api.WrongArity(ctx);
   OpenKey key(ctx, argv[1], redis_api::kRead | redis_api::kWrite);
   FilterValue* value = key.value();
-  if (value == nullptr) throw CommandError(kNotFound);
+  if (value == nullptr) throw CommandError(kCompactNotFound);
   readable(*value);
   return api.ReplyWithSimpleString(ctx, "OK");
 }
