@@ -89,10 +89,11 @@
 #include "cuckoo/cuckoo.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/timing.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using cuckoo::bench::Clock;
 using Keys = std::span<const std::uint64_t>;
 
 constexpr unsigned kBits = 12;
@@ -124,28 +125,14 @@ struct Options {
   bool quick = false;
 };
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
+using cuckoo::bench::best_of;
+using cuckoo::bench::keys_from;
+using cuckoo::bench::seconds_since;
 
 double time_of(const std::function<void()>& fn) {
   const auto t0 = Clock::now();
   fn();
   return seconds_since(t0);
-}
-
-/// Best of `reps` timings of fn(), in seconds.
-double best_of(int reps, const std::function<void()>& fn) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) best = std::min(best, time_of(fn));
-  return best;
-}
-
-std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
-  cuckoo::detail::SplitMix64 rng(seed);
-  std::vector<std::uint64_t> keys(n);
-  for (auto& k : keys) k = rng();
-  return keys;
 }
 
 /// kB of AnonHugePages in the whole process (-1 if unreadable).

@@ -30,14 +30,13 @@
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
+#include "support/timing.hpp"
 
 #if defined(CUCKOO_BENCH_HAVE_ABSL)
 #include <absl/container/flat_hash_map.h>
 #endif
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::size_t keys = 100'000'000;
@@ -46,22 +45,9 @@ struct Options {
   bool skip_exact = false;
 };
 
-double best_of(int reps, const std::function<void()>& fn) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
-    fn();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - t0).count());
-  }
-  return best;
-}
-
-std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
-  cuckoo::detail::SplitMix64 rng(seed);
-  std::vector<std::uint64_t> keys(n);
-  for (auto& k : keys) k = rng();
-  return keys;
-}
+using cuckoo::bench::best_of;
+using cuckoo::bench::Clock;
+using cuckoo::bench::keys_from;
 
 /// Bytes malloc has handed out and not had back (small blocks and mmapped ones).
 std::size_t allocated_bytes() {

@@ -38,10 +38,11 @@
 #include "cuckoo/cuckoo.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/timing.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using cuckoo::bench::Clock;
 
 struct Options {
   double mb = 192;
@@ -55,27 +56,9 @@ struct Options {
   bool semi = false;
 };
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-/// Best of `reps` timings of fn(), in seconds.
-double best_of(int reps, const std::function<void()>& fn) {
-  double best = 1e300;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
-    fn();
-    best = std::min(best, seconds_since(t0));
-  }
-  return best;
-}
-
-std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
-  cuckoo::detail::SplitMix64 rng(seed);
-  std::vector<std::uint64_t> keys(n);
-  for (auto& k : keys) k = rng();
-  return keys;
-}
+using cuckoo::bench::best_of;
+using cuckoo::bench::keys_from;
+using cuckoo::bench::seconds_since;
 
 /// kB of AnonHugePages in the mapping that contains `p` (-1 if not found).
 long huge_kb(const void* p) {

@@ -284,6 +284,23 @@ inline Filter read_filter(std::istream& in) {
   return read_stream(in, [](auto&& read, std::int64_t total) { return read_filter(read, total); });
 }
 
+/// The header of a memory-mapped file, validated with its length and, with kVerify, its checksum;
+/// `check_kind(header)` refuses the wrong kind of file (a map for a filter, or the reverse) first.
+template <class CheckKind>
+FileHeader checked_mapping(std::span<const std::byte> bytes, ChecksumCheck check,
+                           CheckKind&& check_kind) {
+  const FileHeader header =
+      decode_header(bytes.first(std::min(bytes.size(), kHeaderBytes)), table_bytes_for_layout);
+  check_kind(header);
+  check_file_bytes(header, bytes.size());
+  if (check == ChecksumCheck::kVerify) {
+    const auto checked = bytes.first(bytes.size() - kChecksumBytes);
+    check_checksum(load_u64(checked.data() + checked.size()),
+                   XXH3_64bits(checked.data(), checked.size()));
+  }
+  return header;
+}
+
 [[noreturn]] inline void rethrow_naming(const std::filesystem::path& path, const format_error& e) {
   throw format_error(path.string() + ": " + e.what());
 }
@@ -338,16 +355,7 @@ class MappedFilter {
   MappedFilter(const std::filesystem::path& path, ChecksumCheck check) : file_(path) {
     try {
       const auto bytes = file_.bytes();
-      const io::FileHeader header =
-          io::decode_header(bytes.first(std::min(bytes.size(), io::kHeaderBytes)),
-                            io::detail::table_bytes_for_layout);
-      io::check_is_filter(header);
-      io::check_file_bytes(header, bytes.size());
-      const auto checked = bytes.first(bytes.size() - io::kChecksumBytes);
-      if (check == ChecksumCheck::kVerify) {
-        io::check_checksum(io::detail::load_u64(checked.data() + checked.size()),
-                           XXH3_64bits(checked.data(), checked.size()));
-      }
+      const io::FileHeader header = io::detail::checked_mapping(bytes, check, io::check_is_filter);
       std::byte* table = file_.data_for_reading_only() + io::kHeaderBytes;
       const auto table_bytes = static_cast<std::size_t>(header.table_bytes);
       if (header.growable || io::detail::table_views_external(header.layout)) {

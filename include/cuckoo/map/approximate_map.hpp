@@ -340,17 +340,8 @@ class MappedApproximateMap {
  public:
   MappedApproximateMap(const std::filesystem::path& path, ChecksumCheck check) : file_(path) {
     try {
-      const auto bytes = file_.bytes();
       const io::FileHeader header =
-          io::decode_header(bytes.first(std::min(bytes.size(), io::kHeaderBytes)),
-                            io::detail::table_bytes_for_layout);
-      io::detail::check_is_map_of<V>(header);
-      io::check_file_bytes(header, bytes.size());
-      const auto checked = bytes.first(bytes.size() - io::kChecksumBytes);
-      if (check == ChecksumCheck::kVerify) {
-        io::check_checksum(io::detail::load_u64(checked.data() + checked.size()),
-                           XXH3_64bits(checked.data(), checked.size()));
-      }
+          io::detail::checked_mapping(file_.bytes(), check, io::detail::check_is_map_of<V>);
       std::byte* table = file_.data_for_reading_only() + io::kHeaderBytes;
       const auto table_bytes = static_cast<std::size_t>(header.table_bytes);
       map_.emplace(header.layout, static_cast<std::size_t>(header.capacity), header.max_kicks,

@@ -52,6 +52,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "cuckoo/addressing.hpp"
@@ -93,32 +94,18 @@ class BasicApproximateMap {
   /// An empty map of an exact layout (used when loading saved maps).
   BasicApproximateMap(const Layout& layout, std::size_t capacity, unsigned max_kicks,
                       std::uint64_t seed)
-      : table_(layout.bucket_count, layout.fingerprint_bits),
-        values_(values_bytes_for(layout.bucket_count)),
-        addressing_(layout.bucket_count, layout.fingerprint_bits),
-        hasher_(seed),
-        rng_(seed ^ kKickStreamTweak),
-        seed_(seed),
-        capacity_(capacity),
-        max_kicks_(max_kicks),
-        walk_(max_kicks),
-        bfs_(kBfsNodes) {}
+      : BasicApproximateMap(Table(layout.bucket_count, layout.fingerprint_bits),
+                            detail::AlignedBuffer(values_bytes_for(layout.bucket_count)), layout,
+                            capacity, max_kicks, seed) {}
 
   /// The same over storage it does not own (a mapped file): the table's bytes and the values'
   /// bytes, which must outlive the map.
   BasicApproximateMap(const Layout& layout, std::size_t capacity, unsigned max_kicks,
                       std::uint64_t seed, detail::ExternalStorage table,
                       detail::ExternalStorage values)
-      : table_(layout.bucket_count, layout.fingerprint_bits, table),
-        values_(checked_values(values, layout.bucket_count)),
-        addressing_(layout.bucket_count, layout.fingerprint_bits),
-        hasher_(seed),
-        rng_(seed ^ kKickStreamTweak),
-        seed_(seed),
-        capacity_(capacity),
-        max_kicks_(max_kicks),
-        walk_(max_kicks),
-        bfs_(kBfsNodes) {}
+      : BasicApproximateMap(Table(layout.bucket_count, layout.fingerprint_bits, table),
+                            detail::AlignedBuffer(checked_values(values, layout.bucket_count)),
+                            layout, capacity, max_kicks, seed) {}
 
   /// Bytes of value storage for a table of `bucket_count` buckets.
   static constexpr std::size_t values_bytes_for(std::uint64_t bucket_count) noexcept {
@@ -366,6 +353,19 @@ class BasicApproximateMap {
     unsigned slot;
     std::uint32_t placed;
   };
+
+  BasicApproximateMap(Table&& table, detail::AlignedBuffer&& values, const Layout& layout,
+                      std::size_t capacity, unsigned max_kicks, std::uint64_t seed)
+      : table_(std::move(table)),
+        values_(std::move(values)),
+        addressing_(layout.bucket_count, layout.fingerprint_bits),
+        hasher_(seed),
+        rng_(seed ^ kKickStreamTweak),
+        seed_(seed),
+        capacity_(capacity),
+        max_kicks_(max_kicks),
+        walk_(max_kicks),
+        bfs_(kBfsNodes) {}
 
   static Layout checked_layout(const Config& cfg) {
     if (cfg.growable) detail::invalid("an approximate map cannot be growable");

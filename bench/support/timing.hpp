@@ -1,0 +1,41 @@
+// bench/support/timing.hpp — what every plain-main benchmark here needs: a best-of-N wall-clock
+// timer and a reproducible stream of random 64-bit keys.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "cuckoo/detail/rng.hpp"
+
+namespace cuckoo::bench {
+
+using Clock = std::chrono::steady_clock;
+
+inline double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// Best of `reps` timings of fn(), in seconds: the run least disturbed by the rest of the machine.
+inline double best_of(int reps, const std::function<void()>& fn) {
+  double best = 1e300;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    fn();
+    best = std::min(best, seconds_since(t0));
+  }
+  return best;
+}
+
+/// n keys from SplitMix64(seed): distinct with overwhelming probability, the same on every run.
+inline std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
+  cuckoo::detail::SplitMix64 rng(seed);
+  std::vector<std::uint64_t> keys(n);
+  for (auto& k : keys) k = rng();
+  return keys;
+}
+
+}  // namespace cuckoo::bench
