@@ -259,6 +259,16 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
   return std::move(*filter);
 }
 
+/// A read(std::span<std::byte>) -> bytes read over `bytes` in memory, for the readers above.
+inline auto span_reader(std::span<const std::byte> bytes) {
+  return [bytes, at = std::size_t{0}](std::span<std::byte> out) mutable {
+    const std::size_t n = std::min(out.size(), bytes.size() - at);
+    if (n != 0) std::memcpy(out.data(), bytes.data() + at, n);
+    at += n;
+    return n;
+  };
+}
+
 /// Calls reader(read, total) over an istream: seekable streams report their remaining length as
 /// total, others -1.
 template <class Reader>
@@ -432,15 +442,8 @@ inline void Filter::serialize(std::ostream& out) const {
 }
 
 inline Filter Filter::deserialize(std::span<const std::byte> bytes) {
-  std::size_t at = 0;
-  return io::detail::read_filter(
-      [&](std::span<std::byte> out) {
-        const std::size_t n = std::min(out.size(), bytes.size() - at);
-        if (n != 0) std::memcpy(out.data(), bytes.data() + at, n);
-        at += n;
-        return n;
-      },
-      static_cast<std::int64_t>(bytes.size()));
+  return io::detail::read_filter(io::detail::span_reader(bytes),
+                                 static_cast<std::int64_t>(bytes.size()));
 }
 
 inline Filter Filter::deserialize(std::istream& in) {

@@ -413,15 +413,8 @@ void ApproximateMap<V>::serialize(std::ostream& out) const {
 
 template <class V>
 ApproximateMap<V> ApproximateMap<V>::deserialize(std::span<const std::byte> bytes) {
-  std::size_t at = 0;
-  return io::detail::read_map<V>(
-      [&](std::span<std::byte> out) {
-        const std::size_t n = std::min(out.size(), bytes.size() - at);
-        if (n != 0) std::memcpy(out.data(), bytes.data() + at, n);
-        at += n;
-        return n;
-      },
-      static_cast<std::int64_t>(bytes.size()));
+  return io::detail::read_map<V>(io::detail::span_reader(bytes),
+                                 static_cast<std::int64_t>(bytes.size()));
 }
 
 template <class V>
