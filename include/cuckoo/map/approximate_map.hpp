@@ -62,13 +62,6 @@ ApproximateMapVariant<V> make_map(const Layout& layout, const Args&... args) {
     invalid("no approximate-map table for this layout");
   }
 }
-
-template <class V>
-Layout map_layout(const Config& cfg) {
-  if (cfg.growable) invalid("an approximate map cannot be growable");
-  if (cfg.semi_sort) invalid("an approximate map cannot be semi-sorted");
-  return plan(cfg);
-}
 }  // namespace detail
 
 /// A map from keys to values in a few bits per key that may return extra values but never misses
@@ -77,12 +70,11 @@ template <class V>
 class ApproximateMap {
  public:
   using value_type = V;
-  static constexpr std::size_t kMaxMatches = 16;  // 2b for b = 8
 
   /// Throws std::invalid_argument naming the field when cfg cannot work (growable and semi-sorted
   /// maps included).
   explicit ApproximateMap(const Config& cfg = {})
-      : map_(detail::make_map<V>(detail::map_layout<V>(cfg), cfg.capacity, cfg.max_kicks,
+      : map_(detail::make_map<V>(detail::approximate_map_layout(cfg), cfg.capacity, cfg.max_kicks,
                                  cfg.seed)) {}
   /// An empty map of an exact layout; for loaders.
   ApproximateMap(const Layout& layout, std::size_t capacity, unsigned max_kicks, std::uint64_t seed)

@@ -65,6 +65,17 @@
 
 namespace cuckoo {
 
+namespace detail {
+/// The layout of an approximate map for `cfg` (plan()'s), refusing what a map cannot be: a
+/// growable one (values would have to follow every doubling's rebuild) or a semi-sorted one (its
+/// buckets reorder slots, and values need fixed slots).
+inline Layout approximate_map_layout(const Config& cfg) {
+  if (cfg.growable) invalid("an approximate map cannot be growable");
+  if (cfg.semi_sort) invalid("an approximate map cannot be semi-sorted");
+  return plan(cfg);
+}
+}  // namespace detail
+
 template <class Table, class V, Hasher Hash = Xxh3Hasher>
 class BasicApproximateMap {
   static_assert(std::is_trivially_copyable_v<V> && std::is_default_constructible_v<V>,
@@ -368,9 +379,7 @@ class BasicApproximateMap {
         bfs_(kBfsNodes) {}
 
   static Layout checked_layout(const Config& cfg) {
-    if (cfg.growable) detail::invalid("an approximate map cannot be growable");
-    if (cfg.semi_sort) detail::invalid("an approximate map cannot be semi-sorted");
-    Layout layout = plan(cfg);
+    const Layout layout = detail::approximate_map_layout(cfg);
     if (layout.bucket_size != kBucketSize) {
       detail::invalid("this map is compiled for bucket_size " + std::to_string(kBucketSize) +
                       ", got " + std::to_string(layout.bucket_size));
