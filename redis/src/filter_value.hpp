@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
+#include "cuckoo/detail/rng.hpp"
 
 namespace cuckoo_redis {
 
@@ -52,11 +53,9 @@ struct FilterValue {
 /// primary and drift apart bit by bit. Every write command calls this first, on primary and
 /// replica alike, so equal filters given equal commands stay equal.
 inline void reseed_for_write(cuckoo::Filter& filter) noexcept {
-  std::uint64_t z =
-      filter.seed() ^ (static_cast<std::uint64_t>(filter.size()) * 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  filter.reseed_kick_walk(z ^ (z >> 31));
+  // The library's own mixer (SplitMix64) spreads (seed, size) over the whole state.
+  cuckoo::detail::SplitMix64 mix(filter.seed() ^ static_cast<std::uint64_t>(filter.size()));
+  filter.reseed_kick_walk(mix());
 }
 
 }  // namespace cuckoo_redis
