@@ -36,18 +36,17 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
 #include "cuckoo/amq/common.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
-#include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq {
 
-class BlockedBloom {
+/// insert, contains (one key or a batch) and seed() come from detail::KeyForwarding.
+class BlockedBloom : public detail::KeyForwarding<BlockedBloom> {
  public:
   static constexpr unsigned kBlockBits = 512;
   static constexpr unsigned kWordsPerBlock = kBlockBits / 64;
@@ -56,11 +55,11 @@ class BlockedBloom {
   /// `block_count` 64-byte blocks (1..2^32), `hash_count` bits per key, designed for `capacity`.
   BlockedBloom(std::uint64_t block_count, unsigned hash_count, std::size_t capacity,
                std::uint64_t seed = defaults::kSeed)
-      : blocks_(checked_storage(block_count, hash_count)),
+      : KeyForwarding(seed),
+        blocks_(checked_storage(block_count, hash_count)),
         block_count_(block_count),
         hash_count_(hash_count),
-        capacity_(capacity),
-        hasher_(seed) {}
+        capacity_(capacity) {}
 
   /// The fewest blocks (to 0.1%) whose exact ε, with k chosen for them, meets target_fpr.
   static BlockedBloom with_capacity(std::size_t capacity, double target_fpr,
@@ -110,23 +109,6 @@ class BlockedBloom {
   }
 
   /// Sets the key's k bits in its block. Always true.
-  template <Key K>
-  bool insert(const K& key) noexcept {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// out[i] = contains(keys[i]), with the next keys' blocks prefetched while one is tested.
-  template <Key K>
-  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    detail::pipelined_batch(
-        keys, out, [this](const K& key) { return hash_key(hasher_, key); },
-        [this](std::uint64_t h) { detail::prefetch(block(h)); },
-        [this](std::uint64_t h) { return contains_hash(h); });
-  }
-
   bool insert_hash(std::uint64_t hash) noexcept {
     std::uint64_t mask[kWordsPerBlock];
     make_mask(hash, mask);
@@ -150,7 +132,6 @@ class BlockedBloom {
   std::size_t memory_bytes() const noexcept { return blocks_.size(); }
   std::uint64_t block_count() const noexcept { return block_count_; }
   unsigned hash_count() const noexcept { return hash_count_; }
-  std::uint64_t seed() const noexcept { return hasher_.seed(); }
   /// The exact ε at the current number of items (allocates 2^k doubles: not for hot paths).
   double expected_fpr() const {
     return expected_fpr(block_count_, hash_count_, static_cast<double>(size_));
@@ -192,6 +173,11 @@ class BlockedBloom {
   }
 
  private:
+  friend KeyForwarding;
+
+  /// Batch lookups prefetch the next keys' blocks while one is tested.
+  void prefetch_hash(std::uint64_t hash) const noexcept { detail::prefetch(block(hash)); }
+
   std::uint64_t* block(std::uint64_t hash) noexcept {
     return reinterpret_cast<std::uint64_t*>(blocks_.data()) + block_index(hash) * kWordsPerBlock;
   }
@@ -275,7 +261,6 @@ class BlockedBloom {
   unsigned hash_count_;
   std::size_t capacity_;
   std::size_t size_ = 0;
-  Xxh3Hasher hasher_;
 };
 
 }  // namespace cuckoo::amq

@@ -24,28 +24,27 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "cuckoo/amq/common.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
-#include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq {
 
-class Bloom {
+/// insert, contains (one key or a batch) and seed() come from detail::KeyForwarding.
+class Bloom : public detail::KeyForwarding<Bloom> {
  public:
   static constexpr unsigned kMaxHashes = 32;
 
   /// A filter of exactly `bit_count` bits and `hash_count` hashes, designed for `capacity` items.
   Bloom(std::uint64_t bit_count, unsigned hash_count, std::size_t capacity,
         std::uint64_t seed = defaults::kSeed)
-      : bits_(checked_storage(bit_count, hash_count)),
+      : KeyForwarding(seed),
+        bits_(checked_storage(bit_count, hash_count)),
         bit_count_(bit_count),
         hash_count_(hash_count),
-        capacity_(capacity),
-        hasher_(seed) {}
+        capacity_(capacity) {}
 
   /// The fewest 64-byte lines (≈ n·ln(1/ε)/ln²2 bits) whose ε at the optimal integer k meets ε.
   static Bloom with_capacity(std::size_t capacity, double target_fpr,
@@ -73,20 +72,6 @@ class Bloom {
   }
 
   /// Sets the key's k bits. Always true: a Bloom filter never runs out of room (only accuracy).
-  template <Key K>
-  bool insert(const K& key) noexcept {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
-  template <Key K>
-  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = contains(keys[i]);
-  }
-
   bool insert_hash(std::uint64_t hash) noexcept {
     std::uint64_t* const words = this->words();
     detail::DoubleHashing probe(hash, bit_count_);
@@ -121,7 +106,6 @@ class Bloom {
   std::size_t memory_bytes() const noexcept { return bits_.size(); }
   std::uint64_t bit_count() const noexcept { return bit_count_; }
   unsigned hash_count() const noexcept { return hash_count_; }
-  std::uint64_t seed() const noexcept { return hasher_.seed(); }
   /// The textbook ε at the current number of items.
   double expected_fpr() const noexcept {
     return detail::bloom_fpr(static_cast<double>(bit_count_), hash_count_,
@@ -160,7 +144,6 @@ class Bloom {
   unsigned hash_count_;
   std::size_t capacity_;
   std::size_t size_ = 0;
-  Xxh3Hasher hasher_;
 };
 
 }  // namespace cuckoo::amq

@@ -1,5 +1,8 @@
 // cuckoo/amq/common.hpp — small pieces shared by the comparator filters.
 //
+// KeyForwarding<Derived> is the key-level half of every comparator's interface, written once: a
+// comparator derives from it and declares only its operations on a hash.
+//
 // Range reduction without division: a 64-bit hash h is mapped into [0, n) by the high word of the
 // 128-bit product h·n (Lemire's multiply-shift). Every output has ⌊2^64/n⌋ or ⌈2^64/n⌉ preimages,
 // so the bias is below n/2^64, invisible at any table size. Sizing helpers (the textbook Bloom
@@ -8,11 +11,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
 #include <string>
+
+#include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq::detail {
 
@@ -139,5 +145,68 @@ inline void pipelined_batch(const Keys& keys, std::span<bool> out, HashFn hash, 
     out[i] = test(h);
   }
 }
+
+/// A comparator that can delete: it declares erase_hash.
+template <class F>
+concept ErasesHashes = requires(F& filter, std::uint64_t hash) {
+  { filter.erase_hash(hash) } -> std::same_as<bool>;
+};
+
+/// The members every comparator offers on keys, over the hash-level operations it declares. A
+/// comparator C derives from KeyForwarding<C> (CRTP: the calls are resolved at compile time and
+/// inline, no virtual call on the hot paths) and declares
+///
+///     bool insert_hash(std::uint64_t hash) noexcept;
+///     bool contains_hash(std::uint64_t hash) const noexcept;
+///     bool erase_hash(std::uint64_t hash) noexcept;              // if it can delete
+///     void prefetch_hash(std::uint64_t hash) const noexcept;     // if its batches prefetch
+///
+/// and gets insert(key), contains(key), erase(key) (only where erase_hash exists, so
+/// DeletableFilter follows from it), contains(keys, out) and seed(). Each key is hashed once with
+/// the comparator's seeded XXH3-64 (hash_key), which this base holds. The batch lookup overlaps
+/// the memory latency of later keys with the current test (pipelined_batch) where prefetch_hash
+/// says what to fetch, and is a plain loop otherwise. prefetch_hash may be private if the
+/// comparator befriends this base.
+template <class Derived>
+class KeyForwarding {
+ public:
+  template <Key K>
+  bool insert(const K& key) noexcept {
+    return self().insert_hash(hash_key(hasher_, key));
+  }
+  template <Key K>
+  bool contains(const K& key) const noexcept {
+    return self().contains_hash(hash_key(hasher_, key));
+  }
+  template <Key K>
+  requires ErasesHashes<Derived>
+  bool erase(const K& key) noexcept { return self().erase_hash(hash_key(hasher_, key)); }
+  /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
+  template <Key K>
+  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    // Not a concept: checked here, a private prefetch_hash counts (this base is a friend).
+    if constexpr (requires(const Derived& filter, std::uint64_t hash) {
+                    filter.prefetch_hash(hash);
+                  }) {
+      pipelined_batch(
+          keys, out, [this](const K& key) { return hash_key(hasher_, key); },
+          [this](std::uint64_t hash) { self().prefetch_hash(hash); },
+          [this](std::uint64_t hash) { return self().contains_hash(hash); });
+    } else {
+      for (std::size_t i = 0; i < keys.size(); ++i) out[i] = contains(keys[i]);
+    }
+  }
+
+  std::uint64_t seed() const noexcept { return hasher_.seed(); }
+
+ protected:
+  explicit KeyForwarding(std::uint64_t seed) noexcept : hasher_(seed) {}
+
+ private:
+  Derived& self() noexcept { return static_cast<Derived&>(*this); }
+  const Derived& self() const noexcept { return static_cast<const Derived&>(*this); }
+
+  Xxh3Hasher hasher_;
+};
 
 }  // namespace cuckoo::amq::detail

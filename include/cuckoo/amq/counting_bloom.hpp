@@ -23,17 +23,16 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <string>
 
 #include "cuckoo/amq/common.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
-#include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq {
 
-class CountingBloom {
+/// insert, contains (one key or a batch), erase and seed() come from detail::KeyForwarding.
+class CountingBloom : public detail::KeyForwarding<CountingBloom> {
  public:
   static constexpr unsigned kMaxHashes = 32;
   static constexpr unsigned kCounterBits = 4;
@@ -43,11 +42,11 @@ class CountingBloom {
   /// `counter_count` counters, `hash_count` per key, designed for `capacity` items.
   CountingBloom(std::uint64_t counter_count, unsigned hash_count, std::size_t capacity,
                 std::uint64_t seed = defaults::kSeed)
-      : counters_(checked_storage(counter_count, hash_count)),
+      : KeyForwarding(seed),
+        counters_(checked_storage(counter_count, hash_count)),
         counter_count_(counter_count),
         hash_count_(hash_count),
-        capacity_(capacity),
-        hasher_(seed) {}
+        capacity_(capacity) {}
 
   /// As many counters as the Bloom filter for (n, ε) has bits (≈ n·ln(1/ε)/ln²2), in whole lines.
   static CountingBloom with_capacity(std::size_t capacity, double target_fpr,
@@ -73,25 +72,6 @@ class CountingBloom {
   }
 
   /// Increments the key's k counters (saturating). Always true.
-  template <Key K>
-  bool insert(const K& key) noexcept {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Decrements the key's k counters (saturated ones stay); false, with nothing changed, if any of
-  /// them is 0. Only erase what you inserted.
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = contains(keys[i]);
-  }
-
   bool insert_hash(std::uint64_t hash) noexcept {
     std::uint64_t* const words = this->words();
     detail::DoubleHashing probe(hash, counter_count_);
@@ -120,6 +100,8 @@ class CountingBloom {
     return true;
   }
 
+  /// Decrements the key's k counters (saturated ones stay); false, with nothing changed, if any of
+  /// them is 0. Only erase what you inserted.
   bool erase_hash(std::uint64_t hash) noexcept {
     if (!contains_hash(hash)) return false;
     std::uint64_t* const words = this->words();
@@ -143,7 +125,6 @@ class CountingBloom {
   std::size_t memory_bytes() const noexcept { return counters_.size(); }
   std::uint64_t counter_count() const noexcept { return counter_count_; }
   unsigned hash_count() const noexcept { return hash_count_; }
-  std::uint64_t seed() const noexcept { return hasher_.seed(); }
   double expected_fpr() const noexcept {
     return detail::bloom_fpr(static_cast<double>(counter_count_), hash_count_,
                              static_cast<double>(size_));
@@ -184,7 +165,6 @@ class CountingBloom {
   unsigned hash_count_;
   std::size_t capacity_;
   std::size_t size_ = 0;
-  Xxh3Hasher hasher_;
 };
 
 }  // namespace cuckoo::amq

@@ -43,18 +43,17 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <span>
 #include <string>
 
 #include "cuckoo/amq/common.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
-#include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq {
 
-class DLeftCountingBloom {
+/// insert, contains (one key or a batch), erase and seed() come from detail::KeyForwarding.
+class DLeftCountingBloom : public detail::KeyForwarding<DLeftCountingBloom> {
  public:
   static constexpr unsigned kTables = 4;
   static constexpr unsigned kCellsPerBucket = 4;
@@ -69,7 +68,8 @@ class DLeftCountingBloom {
   /// kTables subtables of `buckets_per_table` buckets (1..2^32), `remainder_bits` (1..14) per cell.
   DLeftCountingBloom(std::uint64_t buckets_per_table, unsigned remainder_bits,
                      std::uint64_t seed = defaults::kSeed)
-      : table_(checked_storage(buckets_per_table, remainder_bits)),
+      : KeyForwarding(seed),
+        table_(checked_storage(buckets_per_table, remainder_bits)),
         buckets_per_table_(buckets_per_table),
         remainder_bits_(remainder_bits),
         cell_bits_(remainder_bits + kCounterBits),
@@ -78,8 +78,7 @@ class DLeftCountingBloom {
         cell_mask_((std::uint64_t{1} << cell_bits_) - 1),
         bucket_mask_(kCellsPerBucket * cell_bits_ == 64
                          ? ~std::uint64_t{0}
-                         : (std::uint64_t{1} << (kCellsPerBucket * cell_bits_)) - 1),
-        hasher_(seed) {}
+                         : (std::uint64_t{1} << (kCellsPerBucket * cell_bits_)) - 1) {}
 
   /// B = ⌈n / (16·kDesignLoad)⌉ buckets per subtable, r = ⌈log2(16·kDesignLoad / ε)⌉.
   static DLeftCountingBloom with_capacity(std::size_t capacity, double target_fpr,
@@ -115,32 +114,6 @@ class DLeftCountingBloom {
   }
 
   /// Adds one copy; false, with nothing changed, when all four candidate buckets are full.
-  template <Key K>
-  bool insert(const K& key) noexcept {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Removes one copy of the key's fingerprint; false if it is not there. Only erase what you
-  /// inserted.
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  /// out[i] = contains(keys[i]), with the next keys' buckets prefetched while one is tested.
-  template <Key K>
-  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    detail::pipelined_batch(
-        keys, out, [this](const K& key) { return hash_key(hasher_, key); },
-        [this](std::uint64_t h) {
-          const Candidates c = candidates(h);
-          for (unsigned t = 0; t < kTables; ++t) detail::prefetch(bucket_address(c.bucket[t]));
-        },
-        [this](std::uint64_t h) { return contains_hash(h); });
-  }
-
   bool insert_hash(std::uint64_t hash) noexcept {
     const Candidates c = candidates(hash);
     std::uint64_t words[kTables];
@@ -178,6 +151,8 @@ class DLeftCountingBloom {
     return found;
   }
 
+  /// Removes one copy of the key's fingerprint; false if it is not there. Only erase what you
+  /// inserted.
   bool erase_hash(std::uint64_t hash) noexcept {
     const Candidates c = candidates(hash);
     for (unsigned t = 0; t < kTables; ++t) {
@@ -209,7 +184,6 @@ class DLeftCountingBloom {
     return buckets_per_table_ * kTables * kCellsPerBucket;
   }
   unsigned remainder_bits() const noexcept { return remainder_bits_; }
-  std::uint64_t seed() const noexcept { return hasher_.seed(); }
   /// Fraction of cells in use (distinct fingerprints / cells; a diagnostic: O(cells)).
   double load_factor() const noexcept {
     std::uint64_t used = 0;
@@ -224,6 +198,8 @@ class DLeftCountingBloom {
   }
 
  private:
+  friend KeyForwarding;
+
   static constexpr std::size_t kPadding = 8;  // so the last bucket can be read as 8 bytes
 
   struct Candidates {
@@ -251,6 +227,12 @@ class DLeftCountingBloom {
       c.remainder[t] = vt;
     }
     return c;
+  }
+
+  /// Batch lookups prefetch the next keys' four buckets while one is tested.
+  void prefetch_hash(std::uint64_t hash) const noexcept {
+    const Candidates c = candidates(hash);
+    for (unsigned t = 0; t < kTables; ++t) detail::prefetch(bucket_address(c.bucket[t]));
   }
 
   const std::byte* bucket_address(std::uint64_t bucket) const noexcept {
@@ -319,7 +301,6 @@ class DLeftCountingBloom {
   std::uint64_t cell_mask_;
   std::uint64_t bucket_mask_;
   std::size_t size_ = 0;
-  Xxh3Hasher hasher_;
 };
 
 }  // namespace cuckoo::amq

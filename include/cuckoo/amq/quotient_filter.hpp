@@ -42,7 +42,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -50,11 +49,11 @@
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
-#include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq {
 
-class QuotientFilter {
+/// insert, contains (one key or a batch), erase and seed() come from detail::KeyForwarding.
+class QuotientFilter : public detail::KeyForwarding<QuotientFilter> {
  public:
   static constexpr unsigned kMetadataBits = 3;
   static constexpr unsigned kMaxRemainderBits = 32;
@@ -66,14 +65,14 @@ class QuotientFilter {
   /// `slot_count` slots (2..2^32) of `remainder_bits` (1..32) plus 3 metadata bits each.
   QuotientFilter(std::uint64_t slot_count, unsigned remainder_bits,
                  std::uint64_t seed = defaults::kSeed)
-      : table_(checked_storage(slot_count, remainder_bits)),
+      : KeyForwarding(seed),
+        table_(checked_storage(slot_count, remainder_bits)),
         slot_count_(slot_count),
         remainder_bits_(remainder_bits),
         slot_bits_(remainder_bits + kMetadataBits),
         slot_mask_((std::uint64_t{1} << slot_bits_) - 1),
         remainder_mask_((std::uint64_t{1} << remainder_bits) - 1),
-        max_items_(slot_count * kMaxLoadTenths / 10),
-        hasher_(seed) {}
+        max_items_(slot_count * kMaxLoadTenths / 10) {}
 
   /// m = ⌈n / 0.9⌉ slots, r = ⌈log2(0.9 / ε)⌉ bits.
   static QuotientFilter with_capacity(std::size_t capacity, double target_fpr,
@@ -109,29 +108,6 @@ class QuotientFilter {
   }
 
   /// Adds one copy; false, with nothing changed, once the filter holds ⌊0.9·m⌋ items.
-  template <Key K>
-  bool insert(const K& key) noexcept {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Removes one copy of the key's (home slot, remainder); false if there is none. Only erase
-  /// what you inserted.
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  /// out[i] = contains(keys[i]), with the next keys' home slots prefetched.
-  template <Key K>
-  void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    detail::pipelined_batch(
-        keys, out, [this](const K& key) { return hash_key(hasher_, key); },
-        [this](std::uint64_t h) { detail::prefetch(slot_address(home(h))); },
-        [this](std::uint64_t h) { return contains_hash(h); });
-  }
-
   bool insert_hash(std::uint64_t hash) noexcept {
     if (size_ >= max_items_) return false;
     const std::uint64_t quotient = home(hash);
@@ -177,6 +153,8 @@ class QuotientFilter {
     return false;
   }
 
+  /// Removes one copy of the key's (home slot, remainder); false if there is none. Only erase
+  /// what you inserted.
   bool erase_hash(std::uint64_t hash) noexcept {
     const std::uint64_t quotient = home(hash);
     const std::uint64_t remainder = hash & remainder_mask_;
@@ -216,7 +194,6 @@ class QuotientFilter {
   std::size_t memory_bytes() const noexcept { return table_.size(); }
   std::uint64_t slot_count() const noexcept { return slot_count_; }
   unsigned remainder_bits() const noexcept { return remainder_bits_; }
-  std::uint64_t seed() const noexcept { return hasher_.seed(); }
   double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(slot_count_);
   }
@@ -283,6 +260,8 @@ class QuotientFilter {
   }
 
  private:
+  friend KeyForwarding;
+
   static constexpr std::uint64_t kOccupied = 1;
   static constexpr std::uint64_t kContinuation = 2;
   static constexpr std::uint64_t kShifted = 4;
@@ -302,6 +281,11 @@ class QuotientFilter {
   }
   std::uint64_t prev(std::uint64_t slot) const noexcept {
     return slot == 0 ? slot_count_ - 1 : slot - 1;
+  }
+
+  /// Batch lookups prefetch the next keys' home slots.
+  void prefetch_hash(std::uint64_t hash) const noexcept {
+    detail::prefetch(slot_address(home(hash)));
   }
 
   const std::byte* slot_address(std::uint64_t slot) const noexcept {
@@ -408,7 +392,6 @@ class QuotientFilter {
   std::uint64_t remainder_mask_;
   std::uint64_t max_items_;
   std::size_t size_ = 0;
-  Xxh3Hasher hasher_;
 };
 
 }  // namespace cuckoo::amq
