@@ -275,15 +275,16 @@ std::vector<std::string> filters_in(const Table& t) {
   return out;
 }
 
-/// The (occupancy, median, min, max) points of one filter (and kind) in a series CSV.
-Series filter_series(const Table& t, const std::string& filter, const std::string& kind = "",
-                     double xscale = 1) {
+/// The (x, median, min, max) points of one filter (and kind, unless empty) in a series CSV, sorted
+/// by x = x_column · x_scale.
+Series filter_series(const Table& t, const std::string& filter, const std::string& kind,
+                     const std::string& x_column, double x_scale) {
   Series s;
   s.title = filter;
   s.linetype = filter_linetype(filter);
   for (std::size_t i : t.where("filter", filter)) {
     if (!kind.empty() && t.s(i, "kind") != kind) continue;
-    s.points.push_back({t.d(i, "occupancy") * xscale, t.d(i, "mops_median"), t.d(i, "mops_min"),
+    s.points.push_back({t.d(i, x_column) * x_scale, t.d(i, "mops_median"), t.d(i, "mops_min"),
                         t.d(i, "mops_max")});
   }
   std::sort(s.points.begin(), s.points.end());
@@ -307,12 +308,64 @@ double max_y(const Series& s) {
   return m;
 }
 
-std::string image(const std::string& name, const std::string& alt, bool rendered) {
-  if (!rendered)
+/// Plots `panels` as plots/<name>.gp, .svg and .png (plot) and returns the figure's Markdown: the
+/// PNG with links to the SVG and the script, or a note when gnuplot did not render it.
+std::string figure(const fs::path& dir, const std::string& name, const std::string& alt,
+                   const std::vector<Panel>& panels, int width, int height) {
+  if (!plot(dir, name, panels, width, height))
     return fmt::format("*(plot {} not rendered: is gnuplot installed? see plots/{}.gp)*\n", name,
                        name);
   return fmt::format("![{}](plots/{}.png)\n\n[SVG](plots/{}.svg) · [gnuplot script](plots/{}.gp)\n",
                      alt, name, name, name);
+}
+
+// ---- Per-filter throughput figures (Fig. 5–8) ---------------------------------------------------
+
+/// One panel of a FilterFigure: its y label and title, and the CSV rows it plots: those of `kind`,
+/// or every row when `kind` is empty.
+struct FilterPanel {
+  std::string ylabel;
+  std::string title = {};
+  std::string kind = {};
+};
+
+/// A figure with one throughput curve per filter in each panel, from a series CSV (filter,
+/// x_column, [kind,] mops_median, mops_min, mops_max): x = x_column · x_scale, y the median with
+/// min–max bars, the filters in CSV order and each in its own colour, the key outside on the
+/// right. A new figure of this kind is one of these.
+struct FilterFigure {
+  std::string name;  // plots/<name>.gp, .svg and .png
+  std::string alt;
+  std::vector<FilterPanel> panels;
+  std::string x_column = "occupancy";
+  double x_scale = 1;
+  std::string xlabel = "α: table occupancy";
+  std::string xrange = "[0:1]";
+  int width = 900, height = 500;
+};
+
+/// Plots `fig` from `t`, appends its Markdown to `md` and returns each panel's curves by filter
+/// (for the findings).
+std::vector<std::map<std::string, Series>> plot_filters(std::string& md, const fs::path& dir,
+                                                        const Table& t, const FilterFigure& fig) {
+  std::vector<std::map<std::string, Series>> curves;
+  std::vector<Panel> panels;
+  for (const FilterPanel& fp : fig.panels) {
+    auto& by = curves.emplace_back();
+    std::vector<Series> series;
+    for (const auto& f : filters_in(t)) {
+      by[f] = filter_series(t, f, fp.kind, fig.x_column, fig.x_scale);
+      series.push_back(by[f]);
+    }
+    panels.push_back({.title = fp.title,
+                      .xlabel = fig.xlabel,
+                      .ylabel = fp.ylabel,
+                      .xrange = fig.xrange,
+                      .extra = "set key outside right top vertical",
+                      .series = std::move(series)});
+  }
+  md += figure(dir, fig.name, fig.alt, panels, fig.width, fig.height);
+  return curves;
 }
 
 // ---- Growth (issue 14) --------------------------------------------------------------------------
@@ -433,8 +486,9 @@ std::string growth_section(const fs::path& dir) {
     panels[1].series.push_back(before);
     panels[1].series.push_back(bound);
   }
-  md += image("growth", "Growth: false-positive rate, bits per item and lookup time against keys",
-              plot(dir, "growth", panels, 1600, 560));
+  md += figure(dir, "growth",
+               "Growth: false-positive rate, bits per item and lookup time against keys", panels,
+               1600, 560);
 
   // ---- The checkpoints.
   md +=
@@ -662,8 +716,7 @@ void write_report(const Options& opt) {
             "smaller tables than the paper's 10 runs up to m = 2^30 unless run with `--scale "
             "paper`.\n\n";
     }
-    md += image("fig2_load", "Fig. 2: load factor vs fingerprint bits",
-                plot(dir, "fig2_load", panels, 1100, 420));
+    md += figure(dir, "fig2_load", "Fig. 2: load factor vs fingerprint bits", panels, 1100, 420);
     md += "\n| b | f | ";
     for (const auto& m : ms) md += fmt::format("m = 2^{} mean / var / min | ", m);
     md += "paper (text) |\n| --- | --- |";
@@ -751,7 +804,7 @@ void write_report(const Options& opt) {
       }
       p.series.push_back(s);
     }
-    md += image("fig3_fpr", "Fig. 3", plot(dir, "fig3_fpr", {p}, 800, 520));
+    md += figure(dir, "fig3_fpr", "Fig. 3", {p}, 800, 520);
     // Which b is cheapest at a few ε, and where b = 2 stops beating b = 4.
     md +=
         "\n| ε | b = 2 bits/item | b = 4 bits/item | b = 8 bits/item | cheapest (ours) | paper |\n"
@@ -813,7 +866,7 @@ void write_report(const Options& opt) {
       }
       if (!s.points.empty()) p.series.push_back(s);
     }
-    md += image("fig4_space", "Fig. 4", plot(dir, "fig4_space", {p}, 800, 520));
+    md += figure(dir, "fig4_space", "Fig. 4", {p}, 800, 520);
     // Crossover of the semi-sorted curve with Bloom: 1.44 l = (l + 2)/α.
     const double l = 2 / (1.44 * alpha - 1);
     md += fmt::format(
@@ -976,23 +1029,14 @@ void write_report(const Options& opt) {
   // ---- Fig. 5 -----------------------------------------------------------------------------------
   if (auto t = read_csv(dir / "lookup.csv")) {
     md += "## Lookup throughput vs fraction of positive queries (paper §7.2, Fig. 5)\n\n";
-    Panel p;
-    p.xlabel = "p: fraction of queries on existing items (%)";
-    p.ylabel = "lookup throughput (million OPS)";
-    p.xrange = "[-5:105]";
-    p.extra = "set key outside right top vertical";
-    std::map<std::string, Series> by;
-    for (const auto& f : filters_in(*t)) {
-      Series s;
-      s.title = f;
-      s.linetype = filter_linetype(f);
-      for (std::size_t i : t->where("filter", f))
-        s.points.push_back(
-            {100 * t->d(i, "p"), t->d(i, "mops_median"), t->d(i, "mops_min"), t->d(i, "mops_max")});
-      by[f] = s;
-      p.series.push_back(s);
-    }
-    md += image("fig5_lookup", "Fig. 5", plot(dir, "fig5_lookup", {p}, 900, 500));
+    auto by = plot_filters(md, dir, *t,
+                           {.name = "fig5_lookup",
+                            .alt = "Fig. 5",
+                            .panels = {{.ylabel = "lookup throughput (million OPS)"}},
+                            .x_column = "p",
+                            .x_scale = 100,
+                            .xlabel = "p: fraction of queries on existing items (%)",
+                            .xrange = "[-5:105]"})[0];
     md +=
         "\n| filter | p = 0% | 25% | 50% | 75% | 100% | (Mops, median) |\n| --- | --- | --- | --- "
         "| --- | --- | --- |\n";
@@ -1075,51 +1119,46 @@ void write_report(const Options& opt) {
   // ---- Fig. 6 -----------------------------------------------------------------------------------
   if (auto t = read_csv(dir / "occupancy.csv")) {
     md += "## Lookup throughput vs occupancy (paper §7.2, Fig. 6)\n\n";
-    std::vector<Panel> panels(2);
-    panels[0].title = "(a) lookup random keys from a large universe";
-    panels[0].ylabel = "negative lookup tput (MOPS)";
-    panels[1].title = "(b) lookup random keys existing in the filter";
-    panels[1].ylabel = "positive lookup tput (MOPS)";
-    std::map<std::string, std::pair<Series, Series>> by;
-    for (auto& p : panels) {
-      p.xlabel = "α: table occupancy";
-      p.xrange = "[0:1]";
-      p.extra = "set key outside right top vertical";
-    }
-    for (const auto& f : filters_in(*t)) {
-      by[f] = {filter_series(*t, f, "negative"), filter_series(*t, f, "positive")};
-      panels[0].series.push_back(by[f].first);
-      panels[1].series.push_back(by[f].second);
-    }
-    md += image("fig6_occupancy", "Fig. 6", plot(dir, "fig6_occupancy", panels, 1200, 480));
+    auto curves =
+        plot_filters(md, dir, *t,
+                     {.name = "fig6_occupancy",
+                      .alt = "Fig. 6",
+                      .panels = {{"negative lookup tput (MOPS)",
+                                  "(a) lookup random keys from a large universe", "negative"},
+                                 {"positive lookup tput (MOPS)",
+                                  "(b) lookup random keys existing in the filter", "positive"}},
+                      .width = 1200,
+                      .height = 480});
+    auto& negative = curves[0];
+    auto& positive = curves[1];
     md +=
         "\n| filter | negative: first → last point (Mops) | positive: first → last point |\n"
         "| --- | --- | --- |\n";
     for (const auto& f : filters_in(*t)) {
-      const auto& s = by[f];
-      md += fmt::format("| {} | {:.1f} → {:.1f} | {:.1f} → {:.1f} |\n", f, first_y(s.first),
-                        last_y(s.first), first_y(s.second), last_y(s.second));
+      md += fmt::format("| {} | {:.1f} → {:.1f} | {:.1f} → {:.1f} |\n", f, first_y(negative[f]),
+                        last_y(negative[f]), first_y(positive[f]), last_y(positive[f]));
     }
     md += "\n";
     for (const char* f : {"CF", "ss-CF"}) {
-      if (!by.count(f)) continue;
-      const auto& [neg, posi] = by[f];
+      if (!negative.count(f)) continue;
+      const Series& neg = negative[f];
+      const Series& posi = positive[f];
       const double spread = std::max(max_y(neg) / min_y(neg), max_y(posi) / min_y(posi));
       md += fmt::format(
           "- {}: the paper finds lookups \"mostly stable\" across occupancy (a fixed number of "
           "entries is read). Ours: the largest max/min ratio over occupancy is {:.2f} — {}.\n",
           f, spread, verdict(spread < 1.5));
     }
-    if (by.count("QF")) {
+    if (negative.count("QF")) {
       md += fmt::format("- QF: throughput falls as the table fills (longer clusters): {}.\n",
-                        verdict(last_y(by["QF"].first) < 0.8 * first_y(by["QF"].first)));
+                        verdict(last_y(negative["QF"]) < 0.8 * first_y(negative["QF"])));
     }
     for (const char* f : {"BF", "blk-BF"}) {
-      if (!by.count(f)) continue;
+      if (!negative.count(f)) continue;
       md += fmt::format(
           "- {}: negative lookups slow down as more bits are set, positive ones stay constant: "
           "{}.\n",
-          f, verdict(last_y(by[f].first) < first_y(by[f].first)));
+          f, verdict(last_y(negative[f]) < first_y(negative[f])));
     }
     md +=
         "\nAn empty cuckoo table is read as fast as a full one: the lookup cost is the two "
@@ -1131,17 +1170,9 @@ void write_report(const Options& opt) {
   // ---- Fig. 7 -----------------------------------------------------------------------------------
   if (auto t = read_csv(dir / "insert.csv")) {
     md += "## Insert throughput vs occupancy (paper §7.3, Fig. 7)\n\n";
-    Panel p;
-    p.xlabel = "α: table occupancy";
-    p.ylabel = "insert tput (MOPS)";
-    p.xrange = "[0:1]";
-    p.extra = "set key outside right top vertical";
-    std::map<std::string, Series> by;
-    for (const auto& f : filters_in(*t)) {
-      by[f] = filter_series(*t, f);
-      p.series.push_back(by[f]);
-    }
-    md += image("fig7_insert", "Fig. 7", plot(dir, "fig7_insert", {p}, 900, 500));
+    auto by = plot_filters(
+        md, dir, *t,
+        {.name = "fig7_insert", .alt = "Fig. 7", .panels = {{.ylabel = "insert tput (MOPS)"}}})[0];
     md +=
         "\n| filter | at the lowest occupancy (Mops) | at the highest | last ÷ first |\n"
         "| --- | --- | --- | --- |\n";
@@ -1169,17 +1200,13 @@ void write_report(const Options& opt) {
   // ---- Fig. 8 -----------------------------------------------------------------------------------
   if (auto t = read_csv(dir / "delete.csv")) {
     md += "## Delete-until-empty throughput vs occupancy (paper §7.4, Fig. 8)\n\n";
-    Panel p;
-    p.xlabel = "α: table occupancy (%)";
-    p.ylabel = "delete tput (MOPS)";
-    p.xrange = "[0:100]";
-    p.extra = "set key outside right top vertical";
-    std::map<std::string, Series> by;
-    for (const auto& f : filters_in(*t)) {
-      by[f] = filter_series(*t, f, "", 100);
-      p.series.push_back(by[f]);
-    }
-    md += image("fig8_delete", "Fig. 8", plot(dir, "fig8_delete", {p}, 900, 500));
+    auto by = plot_filters(md, dir, *t,
+                           {.name = "fig8_delete",
+                            .alt = "Fig. 8",
+                            .panels = {{.ylabel = "delete tput (MOPS)"}},
+                            .x_scale = 100,
+                            .xlabel = "α: table occupancy (%)",
+                            .xrange = "[0:100]"})[0];
     md +=
         "\n| filter | near full (Mops) | near empty | median over the run |\n| --- | --- | --- | "
         "--- |\n";
