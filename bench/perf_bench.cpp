@@ -54,6 +54,7 @@ struct Options {
   bool single_build = false;
   bool compare = false;
   bool semi = false;
+  std::string isa;  // empty: the tables as this build's flags compile them
 };
 
 using cuckoo::bench::best_of;
@@ -204,9 +205,17 @@ void compare_paths(unsigned f, int reps) {
   std::printf(" [%zu]\n", sink % 2);
 }
 
-template <class Table>
+/// BasicFilter over Table; wrapped in IsaFilter (its lookup path compiled for the table's level,
+/// as the facade holds it) when the table was asked for a level explicitly (--isa).
+template <class Table, bool kWrapped>
+using BenchFilter =
+    std::conditional_t<kWrapped && cuckoo::detail::table_isa<Table>() != cuckoo::Isa::kPortable,
+                       cuckoo::detail::IsaFilter<cuckoo::BasicFilter<Table>>,
+                       cuckoo::BasicFilter<Table>>;
+
+template <class Table, bool kWrapped = false>
 int run(const Options& opt) {
-  using Filter = cuckoo::BasicFilter<Table>;
+  using Filter = BenchFilter<Table, kWrapped>;
   constexpr unsigned b = Table::kBucketSize;
   const auto target_bytes = static_cast<std::uint64_t>(opt.mb * 1024 * 1024);
   // A semi-sorted bucket stores its four fingerprints in 4f - 4 bits (semisort_table.hpp).
@@ -219,9 +228,11 @@ int run(const Options& opt) {
   const std::size_t q = std::min(opt.queries, n);
 
   std::printf(
-      "perf_bench: f=%u b=%u buckets=%llu (%.1f MB), fill to %.3f = %zu keys, %zu queries,"
-      " best of %d\n",
-      opt.f, b, static_cast<unsigned long long>(buckets),
+      "perf_bench: isa=%s%s f=%u b=%u buckets=%llu (%.1f MB), fill to %.3f = %zu keys, %zu"
+      " queries, best of %d\n",
+      cuckoo::isa_name(cuckoo::detail::table_isa<Table>()).data(),
+      kWrapped ? " (IsaFilter)" : " (as compiled)", opt.f, b,
+      static_cast<unsigned long long>(buckets),
       static_cast<double>(Table::bytes_for(buckets, opt.f)) / (1 << 20), opt.load, n, q, opt.reps);
   const auto keys = keys_from(1, n);
   const auto negatives = keys_from(2, q);
@@ -383,6 +394,39 @@ int run(const Options& opt) {
   return 0;
 }
 
+template <cuckoo::Isa L>
+int run_level(const Options& opt) {
+  switch (opt.f) {
+    case 8:
+      return run<cuckoo::PackedTable<4, 8, L>, true>(opt);
+    case 12:
+      return run<cuckoo::PackedTable<4, 12, L>, true>(opt);
+    case 16:
+      return run<cuckoo::PackedTable<4, 16, L>, true>(opt);
+    default:
+      return run<cuckoo::PackedTable<4, 0, L>, true>(opt);
+  }
+}
+
+/// --isa: the filter at an explicit level, as the facade would hold it on a CPU that has it.
+int run_at_level(const Options& opt) {
+  if (opt.isa == "portable") return run_level<cuckoo::Isa::kPortable>(opt);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if (opt.isa == "avx2" || opt.isa == "avx512") {
+    const cuckoo::Isa want = opt.isa == "avx2" ? cuckoo::Isa::kAvx2 : cuckoo::Isa::kAvx512;
+    if (cuckoo::active_isa() < want) {
+      std::fprintf(stderr, "perf_bench: this CPU (or CUCKOO_ISA) does not allow %s\n",
+                   opt.isa.c_str());
+      return 2;
+    }
+    return want == cuckoo::Isa::kAvx2 ? run_level<cuckoo::Isa::kAvx2>(opt)
+                                      : run_level<cuckoo::Isa::kAvx512>(opt);
+  }
+#endif
+  std::fprintf(stderr, "perf_bench: --isa takes portable, avx2 or avx512\n");
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -408,10 +452,13 @@ int main(int argc, char** argv) {
       opt.compare = true;
     } else if (a == "--semi") {
       opt.semi = true;
+    } else if (a == "--isa") {
+      opt.isa = value();
     } else {
       std::fprintf(stderr,
                    "usage: perf_bench [--mb 192] [--f 12] [--load 0.95] [--queries 10000000]"
-                   " [--reps 3] [--depths] [--single-build] [--compare] [--semi]\n");
+                   " [--reps 3] [--depths] [--single-build] [--compare] [--semi]"
+                   " [--isa portable|avx2|avx512]\n");
       return 2;
     }
   }
@@ -427,6 +474,7 @@ int main(int argc, char** argv) {
     if (opt.f == 13) return run<cuckoo::SemiSortedTable<13>>(opt);
     return run<cuckoo::SemiSortedTable<>>(opt);
   }
+  if (!opt.isa.empty()) return run_at_level(opt);
   switch (opt.f) {
     case 8:
       return run<cuckoo::PackedTable<4, 8>>(opt);

@@ -10,11 +10,15 @@
 // bucket size and fingerprint width: the common widths of the default b = 4 get a table with f
 // folded into every shift and mask, the others a table that reads f at run time. The choice is
 // made once at construction; each call dispatches once (one indirect jump per call, or per batch
-// for the span overloads), never per slot. With semi_sort the table is a SemiSortedTable
-// (table/semisort_table.hpp): the same f in one bit less per entry. Users who fix f and b at
-// compile time can use BasicFilter<PackedTable<b, f>> directly and skip even that jump. With
-// Config::growable the filter is a BasicGrowableFilter (growable/growable_filter.hpp), which
-// doubles instead of refusing inserts; everything below works the same on it.
+// for the span overloads), never per slot. The shapes with vector compares (b = 4 with f = 8, 12,
+// 16 or any run-time f; b = 2) are held at the best instruction-set level the CPU has (AVX-512,
+// AVX2 or portable, detail/isa.hpp), each level compiled into every build, so a build without
+// -march=native runs the same vector compare as a native one; Filter::isa() tells which. With
+// semi_sort the table is a SemiSortedTable (table/semisort_table.hpp): the same f in one bit less
+// per entry. Users who fix f and b at compile time can use BasicFilter<PackedTable<b, f>> directly
+// and skip even that jump. With Config::growable the filter is a BasicGrowableFilter
+// (growable/growable_filter.hpp), which doubles instead of refusing inserts; everything below works
+// the same on it.
 #pragma once
 
 #include <cstddef>
@@ -22,12 +26,15 @@
 #include <filesystem>
 #include <iosfwd>
 #include <span>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "cuckoo/config.hpp"
+#include "cuckoo/detail/isa.hpp"
+#include "cuckoo/detail/isa_filter.hpp"
 #include "cuckoo/filter.hpp"
 #include "cuckoo/growable/growable_filter.hpp"
 #include "cuckoo/hash.hpp"
@@ -42,17 +49,46 @@ class MappedFilter;
 enum class ChecksumCheck { kVerify, kSkip };
 
 namespace detail {
-// Every table the facade can hold. The fixed-width ones come first so that they win.
-// Semi-sorted tables come last (they only match semi_sort layouts): f = 13, the width the default
-// ε = 0.001 derives, at compile time, and every other width at run time.
-using FilterVariant =
-    std::variant<BasicFilter<PackedTable<4, 8>>, BasicFilter<PackedTable<4, 12>>,
-                 BasicFilter<PackedTable<4, 16>>, BasicFilter<PackedTable<2>>,
-                 BasicFilter<PackedTable<4>>, BasicFilter<PackedTable<8>>,
-                 BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>,
-                 BasicGrowableFilter<2>, BasicGrowableFilter<4>, BasicGrowableFilter<8>>;
+/// The facade's filters over plain tables whose pair compare has vector forms (b = 4 with the
+/// common fixed widths, and the run-time-width b = 2 and b = 4 tables), at one ISA level.
+template <Isa L>
+using VectorFilters = std::tuple<
+    IsaFilter<BasicFilter<PackedTable<4, 8, L>>>, IsaFilter<BasicFilter<PackedTable<4, 12, L>>>,
+    IsaFilter<BasicFilter<PackedTable<4, 16, L>>>, IsaFilter<BasicFilter<PackedTable<2, 0, L>>>,
+    IsaFilter<BasicFilter<PackedTable<4, 0, L>>>>;
+/// Every table shape at the portable level. The fixed-width ones come first so that they win.
+/// Semi-sorted tables come last (they only match semi_sort layouts): f = 13, the width the
+/// default ε = 0.001 derives, at compile time, and every other width at run time.
+using PortableFilters = std::tuple<
+    BasicFilter<PackedTable<4, 8, Isa::kPortable>>, BasicFilter<PackedTable<4, 12, Isa::kPortable>>,
+    BasicFilter<PackedTable<4, 16, Isa::kPortable>>, BasicFilter<PackedTable<2, 0, Isa::kPortable>>,
+    BasicFilter<PackedTable<4, 0, Isa::kPortable>>, BasicFilter<PackedTable<8, 0, Isa::kPortable>>,
+    BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
+using GrowableFilters =
+    std::tuple<BasicGrowableFilter<2>, BasicGrowableFilter<4>, BasicGrowableFilter<8>>;
+
+template <class... Tuples>
+struct VariantOfAll;
+template <class... Ts>
+struct VariantOfAll<std::tuple<Ts...>> {
+  using type = std::variant<Ts...>;
+};
+template <class... As, class... Bs, class... Rest>
+struct VariantOfAll<std::tuple<As...>, std::tuple<Bs...>, Rest...>
+    : VariantOfAll<std::tuple<As..., Bs...>, Rest...> {};
+
+// Every filter the facade can hold: the vector levels first, highest first, so that make_filter
+// takes the best level the CPU has (active_isa()); then every shape at the portable level; the
+// growable filters last.
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+using FilterVariant = typename VariantOfAll<VectorFilters<Isa::kAvx512>, VectorFilters<Isa::kAvx2>,
+                                            PortableFilters, GrowableFilters>::type;
+#else
+using FilterVariant = typename VariantOfAll<PortableFilters, GrowableFilters>::type;
+#endif
 /// Index of the first growable alternative: make_filter and the table queries never pick those.
-inline constexpr std::size_t kFirstGrowable = std::variant_size_v<FilterVariant> - 3;
+inline constexpr std::size_t kFirstGrowable =
+    std::variant_size_v<FilterVariant> - std::tuple_size_v<GrowableFilters>;
 
 template <class Table>
 constexpr bool table_fits(const Layout& layout) noexcept {
@@ -72,7 +108,7 @@ FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned m
     using Table = typename Alternative::table_type;
     if constexpr (std::is_constructible_v<Alternative, const Layout&, std::size_t, unsigned,
                                           std::uint64_t, TableArgs...>) {
-      if (table_fits<Table>(layout)) {
+      if (table_fits<Table>(layout) && table_isa<Table>() <= active_isa()) {
         return FilterVariant(std::in_place_index<I>, layout, capacity, max_kicks, seed,
                              table_args...);
       }
@@ -235,6 +271,16 @@ class Filter {
     return std::visit([](const auto& f) { return f.bucket_size(); }, filter_);
   }
   bool semi_sorted() const noexcept { return layout().semi_sort; }
+  /// The instruction-set level of this filter's lookups: the highest of portable / AVX2 / AVX-512
+  /// that this CPU has (and CUCKOO_ISA allows) for a shape with vector compares, chosen once at
+  /// construction (detail/isa.hpp); portable for the other shapes.
+  Isa isa() const noexcept {
+    return std::visit(
+        [](const auto& f) {
+          return detail::table_isa<typename std::decay_t<decltype(f)>::table_type>();
+        },
+        filter_);
+  }
   std::size_t memory_bytes() const noexcept {
     return std::visit([](const auto& f) { return f.memory_bytes(); }, filter_);
   }

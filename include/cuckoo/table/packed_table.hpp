@@ -17,14 +17,18 @@
 //
 // Both buckets at once. contains_pair(b1, b2, v) is the lookup's whole compare: both bucket
 // words are loaded before either is tested and the two SWAR results are OR-ed, with no branch in
-// between. Where a bucket fits one load (b·f ≤ 57) and b ≤ 4, builds with AVX2 (__AVX2__, e.g.
-// -march=native) instead extract every lane of both buckets with a variable shift per vector and
-// compare them against v at once; where buckets start on a byte (b·f a multiple of 8, f fixed,
-// as for f = 12, b = 4) the value is shifted to each lane instead, which leaves one AND and one
-// compare per bucket waiting for the line, and erase_pair uses the same compare. An AVX-512 form
-// (one 8-lane register for both b = 4 buckets) exists too but measured slower, so contains_pair
-// does not pick it. The portable SWAR path is always compiled and tested, and all forms must agree
-// exactly (tests/unit/test_simd_compare).
+// between. Where a bucket fits one load (b·f ≤ 57) and b ≤ 4, the AVX2 form (table level
+// kIsa ≥ Isa::kAvx2) instead extracts every lane of both buckets with a variable shift per vector
+// and compares them against v at once; where buckets start on a byte (b·f a multiple of 8, f
+// fixed, as for f = 12, b = 4) the value is shifted to each lane instead, which leaves one AND and
+// one compare per bucket waiting for the line, and erase_pair uses the same compare. An AVX-512
+// form (one 8-lane register for both b = 4 buckets) exists too but measured slower, so
+// contains_pair does not pick it; the kAvx512 level is the AVX2 form compiled with AVX-512VL
+// available (the mask's broadcast folds into the load). The level is the Isa template parameter:
+// by default what the translation unit's flags enable (kCompiledIsa), and the facade holds every
+// level and picks the CPU's at run time (detail/isa.hpp). The portable SWAR path is always
+// compiled and tested, and all forms must agree exactly (tests/unit/test_simd_compare,
+// test_isa_dispatch).
 //
 // Cache lines. The buffer is 64-byte aligned. A bucket's compare loads the 8 bytes from its first
 // byte; prefetch() fetches that line, and the next one only when those 8 bytes straddle it (3
@@ -44,6 +48,9 @@
 //   FixedBits   the fingerprint width f when known at compile time (2..32), letting the compiler
 //               fold every shift and mask; 0 (the default) takes f at run time from the
 //               constructor.
+//   kIsaLevel   which compare contains_pair / erase_pair use (detail/isa.hpp). A level above
+//               the build's flags is emitted with a target attribute: call it from code compiled
+//               for that level (detail::IsaFilter does), or it runs out of line.
 #pragma once
 
 #include <array>
@@ -56,12 +63,13 @@
 #include <string>
 #include <utility>
 
-#if defined(__AVX2__) || defined(__AVX512F__)
-#include <immintrin.h>
-#endif
-
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
+#include "cuckoo/detail/isa.hpp"
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+#include <immintrin.h>
+#endif
 
 // The lookup's compare is called once per key inside the batch loop; GCC otherwise keeps the
 // vector forms out of line (a call per key, measured as a visible share of a batched lookup).
@@ -69,13 +77,30 @@
 #define CUCKOO_HOT [[gnu::always_inline]] inline
 #endif
 
+// The vector compares. Where the translation unit's flags already enable the level they are forced
+// inline like the rest of the hot path; otherwise they carry the level's target attribute and are
+// inlined into callers compiled for it (detail::IsaFilter's entry points), and called out of line
+// from any other caller (correct, slower).
+#if defined(__AVX2__)
+#define CUCKOO_AVX2_FN CUCKOO_HOT
+#elif CUCKOO_HAS_X86_VECTOR_PATHS
+#define CUCKOO_AVX2_FN [[CUCKOO_TARGET_AVX2]] inline
+#endif
+#if defined(__AVX512F__) && defined(__AVX2__)
+#define CUCKOO_AVX512_FN CUCKOO_HOT
+#elif CUCKOO_HAS_X86_VECTOR_PATHS
+#define CUCKOO_AVX512_FN [[CUCKOO_TARGET_AVX512]] inline
+#endif
+
 namespace cuckoo {
 
-template <unsigned kSlots, unsigned FixedBits = 0>
+template <unsigned kSlots, unsigned FixedBits = 0, Isa kIsaLevel = kCompiledIsa>
 class PackedTable {
   static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8, "bucket size must be 2, 4 or 8");
   static_assert(FixedBits == 0 || (FixedBits >= 2 && FixedBits <= 32),
                 "fingerprint width must be 2..32");
+  static_assert(CUCKOO_HAS_X86_VECTOR_PATHS || kIsaLevel == Isa::kPortable,
+                "vector compares exist for x86-64 only");
 
  public:
   static constexpr unsigned kBucketSize = kSlots;
@@ -83,6 +108,8 @@ class PackedTable {
   static constexpr unsigned kMinBits = 2;
   static constexpr unsigned kMaxBits = 32;
   static constexpr bool kSemiSorted = false;
+  /// The instruction-set level of the pair compares (detail/isa.hpp).
+  static constexpr Isa kIsa = kIsaLevel;
 
   /// Bytes a table of `bucket_count` buckets of `bits`-bit entries occupies.
   static constexpr std::size_t bytes_for(std::uint64_t bucket_count, unsigned bits) noexcept {
@@ -272,11 +299,10 @@ class PackedTable {
     // AVX2 also under AVX-512: in perf_bench --compare the 8-lane AVX-512 form was 1.2-1.3x
     // slower than the portable one for b = 4 (building its shift vector costs more than it saves)
     // and AVX2 0.8-0.97x; AVX-512 stays compiled and tested for explicit use.
-#if defined(__AVX2__)
-    return contains_pair_avx2(b1, b2, value);
-#else
-    return contains_pair_portable(b1, b2, value);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (kIsa >= Isa::kAvx2) return contains_pair_avx2(b1, b2, value);
 #endif
+    return contains_pair_portable(b1, b2, value);
   }
 
   /// contains_pair with word tricks only; compiled everywhere.
@@ -299,8 +325,10 @@ class PackedTable {
   /// 66 ns with the branch, 78 ns writing both words back so that no store address waits for the
   /// lines, and 80 ns choosing the bucket with a select (a store address that waits for them).
   CUCKOO_HOT bool erase_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) noexcept {
-#if defined(__AVX2__)
-    if constexpr (kAlignedVectorCompare) return erase_pair_avx2_aligned(b1, b2, value);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (kIsa >= Isa::kAvx2 && kAlignedVectorCompare) {
+      return erase_pair_avx2_aligned(b1, b2, value);
+    }
 #endif
     if (group() != kSlots) {
       return replace_lowest(b1, value, 0) || replace_lowest(b2, value, 0);
@@ -322,10 +350,10 @@ class PackedTable {
     return false;
   }
 
-#if defined(__AVX2__)
+#if CUCKOO_HAS_X86_VECTOR_PATHS
   /// contains_pair with AVX2: each lane of both buckets shifted into its own 64-bit element.
-  CUCKOO_HOT bool contains_pair_avx2(std::uint64_t b1, std::uint64_t b2,
-                                     std::uint32_t value) const noexcept {
+  CUCKOO_AVX2_FN bool contains_pair_avx2(std::uint64_t b1, std::uint64_t b2,
+                                         std::uint32_t value) const noexcept {
     if constexpr (kAlignedVectorCompare) return contains_pair_avx2_aligned(b1, b2, value);
     if (!vector_friendly()) return contains_pair_portable(b1, b2, value);
     const unsigned f = fingerprint_bits();
@@ -353,7 +381,7 @@ class PackedTable {
   }
 #endif
 
-#if defined(__AVX2__)
+#if CUCKOO_HAS_X86_VECTOR_PATHS
   // Buckets that start on a byte (kByteAligned) and fit one load, with b <= 4: the vector forms
   // of contains_pair and erase_pair. The loaded words need no shift, so the value is shifted up
   // to every lane instead of every lane down to the value. That work does not wait for the
@@ -366,8 +394,8 @@ class PackedTable {
     __m256i first;
     __m256i second;
   };
-  CUCKOO_HOT PairHits aligned_pair_hits(std::uint64_t w1, std::uint64_t w2,
-                                        std::uint32_t value) const noexcept {
+  CUCKOO_AVX2_FN PairHits aligned_pair_hits(std::uint64_t w1, std::uint64_t w2,
+                                            std::uint32_t value) const noexcept {
     constexpr auto f = static_cast<long long>(kFixedBits);
     // Lane k's mask, computed unsigned: the top lane of a 64-bit bucket reaches the sign bit.
     constexpr auto lane = [](unsigned k) {
@@ -391,8 +419,8 @@ class PackedTable {
 
   /// Single-key contains on a 192 MiB filter, f = 12, b = 4, side by side: 0.95x the time of the
   /// shift-the-words form with -march=native here, 0.98x with AVX2 alone (-march=x86-64-v3).
-  CUCKOO_HOT bool contains_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
-                                             std::uint32_t value) const noexcept {
+  CUCKOO_AVX2_FN bool contains_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
+                                                 std::uint32_t value) const noexcept {
     const PairHits h = aligned_pair_hits(load(bucket_byte(b1)), load(bucket_byte(b2)), value);
     const __m256i hit = _mm256_or_si256(h.first, h.second);
     return _mm256_testz_si256(hit, hit) == 0;
@@ -401,8 +429,8 @@ class PackedTable {
   /// erase_pair from the vector compare: the lowest flagged element names the bucket and lane.
   /// The scalar SWAR test it replaces keeps the core's integer units busy while the lines are
   /// awaited; single-key erase in a side-by-side harness took 0.89x the time.
-  CUCKOO_HOT bool erase_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
-                                          std::uint32_t value) noexcept {
+  CUCKOO_AVX2_FN bool erase_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
+                                              std::uint32_t value) noexcept {
     const std::uint64_t byte1 = bucket_byte(b1), byte2 = bucket_byte(b2);
     const std::uint64_t w1 = load(byte1), w2 = load(byte2);
     const PairHits h = aligned_pair_hits(w1, w2, value);
@@ -421,11 +449,11 @@ class PackedTable {
   }
 #endif
 
-#if defined(__AVX512F__)
+#if CUCKOO_HAS_X86_VECTOR_PATHS
   /// contains_pair with AVX-512: for b = 4 all eight lanes of both buckets in one register and one
   /// compare into a mask; b = 2 takes the AVX2 form, which already holds both buckets.
-  CUCKOO_HOT bool contains_pair_avx512(std::uint64_t b1, std::uint64_t b2,
-                                       std::uint32_t value) const noexcept {
+  CUCKOO_AVX512_FN bool contains_pair_avx512(std::uint64_t b1, std::uint64_t b2,
+                                             std::uint32_t value) const noexcept {
     if constexpr (kSlots != 4) {
       return contains_pair_avx2(b1, b2, value);
     } else {

@@ -1,0 +1,112 @@
+// cuckoo/detail/isa.hpp — which vector instructions a table's compare may use, chosen at run time.
+//
+// A table's bucket compare has a portable form (64-bit word tricks, any CPU) and vector forms
+// (AVX2; AVX-512 where present). A build with -march=native compiles the vector forms in directly.
+// A build without it (a distribution package, the Python and Redis modules) used to get only the
+// portable form and lost about a third of its single-key speed on a CPU that has AVX2. So the
+// level is a template parameter of the table (Isa), every level this compiler can emit is compiled
+// into every build, and the facade (cuckoo.hpp) picks the level of the CPU once, when it builds a
+// filter: the choice lives in which alternative of its variant holds the filter, so a call pays no
+// test for it.
+//
+// How code for a level the build was not compiled for is emitted: the vector functions carry a
+// GCC/Clang target attribute (CUCKOO_TARGET_AVX2 / CUCKOO_TARGET_AVX512), and so do the entry
+// points of the filter wrapper that calls them (detail::IsaFilter, cuckoo.hpp), so the whole path
+// from the key's hash to the compare is compiled, and inlined, for that level.
+//
+// CUCKOO_ISA=portable|avx2|avx512 in the environment caps the level (read once per process), to
+// compare or test the levels on one machine.
+#pragma once
+
+#include <cstdlib>
+#include <string_view>
+
+namespace cuckoo {
+
+/// Instruction-set level of a table's bucket compare, lowest first.
+enum class Isa : unsigned char {
+  kPortable = 0,  ///< 64-bit word tricks only; every CPU.
+  kAvx2 = 1,      ///< AVX2 with BMI1/BMI2 (x86-64-v3).
+  kAvx512 = 2,    ///< kAvx2 plus AVX-512 F/VL/BW/DQ/CD (x86-64-v4).
+};
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define CUCKOO_HAS_X86_VECTOR_PATHS 1
+// The ISA extensions of each level, as a target attribute (not "arch=": GCC will not inline a
+// function compiled for the default arch into one with another arch, and the lookup path must
+// inline to be fast).
+#define CUCKOO_TARGET_AVX2 gnu::target("avx2,bmi,bmi2,lzcnt,popcnt,fma,movbe")
+#define CUCKOO_TARGET_AVX512 \
+  gnu::target("avx2,bmi,bmi2,lzcnt,popcnt,fma,movbe,avx512f,avx512vl,avx512bw,avx512dq,avx512cd")
+#else
+#define CUCKOO_HAS_X86_VECTOR_PATHS 0
+#endif
+
+/// The highest level the translation unit's own flags enable (-march=native gives kAvx2 or
+/// higher); the default of PackedTable's Isa parameter, so code that names PackedTable<b, f>
+/// itself keeps the compare its flags select.
+inline constexpr Isa kCompiledIsa =
+#if defined(__AVX512F__) && defined(__AVX512VL__) && defined(__AVX512BW__) && defined(__AVX2__)
+    Isa::kAvx512;
+#elif defined(__AVX2__)
+    Isa::kAvx2;
+#else
+    Isa::kPortable;
+#endif
+
+/// "portable", "avx2" or "avx512".
+constexpr std::string_view isa_name(Isa isa) noexcept {
+  switch (isa) {
+    case Isa::kAvx2:
+      return "avx2";
+    case Isa::kAvx512:
+      return "avx512";
+    default:
+      return "portable";
+  }
+}
+
+namespace detail {
+/// The ISA level of a table's compares (tables without vector forms are portable).
+template <class Table>
+constexpr Isa table_isa() noexcept {
+  if constexpr (requires { Table::kIsa; }) {
+    return Table::kIsa;
+  } else {
+    return Isa::kPortable;
+  }
+}
+
+inline Isa detect_cpu_isa() noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  __builtin_cpu_init();
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+                    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma") &&
+                    __builtin_cpu_supports("popcnt");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
+  Isa isa = avx512 ? Isa::kAvx512 : avx2 ? Isa::kAvx2 : Isa::kPortable;
+#else
+  Isa isa = Isa::kPortable;
+#endif
+  if (const char* cap = std::getenv("CUCKOO_ISA")) {
+    const std::string_view want(cap);
+    Isa limit = isa;
+    if (want == "portable") limit = Isa::kPortable;
+    if (want == "avx2") limit = Isa::kAvx2;
+    if (want == "avx512") limit = Isa::kAvx512;
+    if (limit < isa) isa = limit;  // a cap, never a way to ask for more than the CPU has
+  }
+  return isa;
+}
+}  // namespace detail
+
+/// The level the facade's filters use on this CPU: the highest the CPU supports, capped by
+/// CUCKOO_ISA. Detected on first use, then fixed for the process.
+inline Isa active_isa() noexcept {
+  static const Isa isa = detail::detect_cpu_isa();
+  return isa;
+}
+
+}  // namespace cuckoo

@@ -1,0 +1,153 @@
+// Run-time ISA dispatch (detail/isa.hpp, detail/isa_filter.hpp): every level this CPU runs gives
+// the portable filter's answers and bytes exactly, through inserts up to a full table, failed
+// inserts, duplicates, erases and batches; the facade picks the CPU's level for the shapes with
+// vector compares and the portable level for the others; CUCKOO_ISA only ever lowers the level.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <span>
+#include <vector>
+
+#include "cuckoo/cuckoo.hpp"
+#include "cuckoo/detail/isa_filter.hpp"
+#include "cuckoo/detail/rng.hpp"
+
+namespace {
+
+using cuckoo::Isa;
+
+template <Isa L, unsigned b, unsigned f>
+using Leveled = std::conditional_t<
+    L == Isa::kPortable, cuckoo::BasicFilter<cuckoo::PackedTable<b, f, Isa::kPortable>>,
+    cuckoo::detail::IsaFilter<cuckoo::BasicFilter<cuckoo::PackedTable<b, f, L>>>>;
+
+/// Drives the filter at level L and the portable one of the same layout through the same
+/// operations and requires identical answers, sizes and table bytes after each phase.
+template <Isa L, unsigned b, unsigned f>
+void check_level_matches_portable(unsigned bits) {
+  if (cuckoo::active_isa() < L) GTEST_SKIP() << "this CPU does not run " << cuckoo::isa_name(L);
+  const cuckoo::Layout layout{/*bucket_count=*/1000, bits, b, false};
+  Leveled<L, b, f> fast(layout, 1000 * b, 500, 0x1234);
+  Leveled<Isa::kPortable, b, f> portable(layout, 1000 * b, 500, 0x1234);
+  cuckoo::detail::SplitMix64 rng(bits * 16 + b);
+
+  // Fill until inserts fail (atomic failures must agree too), with some duplicates.
+  std::vector<std::uint64_t> stored;
+  for (int i = 0; i < 1000 * static_cast<int>(b) + 200; ++i) {
+    const std::uint64_t key =
+        (i % 17 == 0 && !stored.empty()) ? stored[rng() % stored.size()] : rng();
+    const bool a = fast.insert(key);
+    ASSERT_EQ(a, portable.insert(key)) << "insert " << i;
+    if (a) stored.push_back(key);
+  }
+  ASSERT_EQ(fast.size(), portable.size());
+  ASSERT_TRUE(std::ranges::equal(fast.table().bytes(), portable.table().bytes()));
+
+  // No false negatives; the same answers for absent keys and for counts.
+  for (const std::uint64_t key : stored) {
+    ASSERT_TRUE(fast.contains(key));
+    ASSERT_EQ(fast.count(key), portable.count(key));
+  }
+  std::vector<std::uint64_t> probes(20000);
+  for (auto& p : probes) p = rng();
+  probes.insert(probes.end(), stored.begin(), stored.end());
+  std::vector<char> single(probes.size());
+  for (std::size_t i = 0; i < probes.size(); ++i) {
+    single[i] = fast.contains(probes[i]);
+    ASSERT_EQ(static_cast<bool>(single[i]), portable.contains(probes[i])) << i;
+    ASSERT_EQ(fast.contains_hash(probes[i]), portable.contains_hash(probes[i]));
+  }
+  std::unique_ptr<bool[]> batch(new bool[probes.size()]);
+  fast.contains(std::span<const std::uint64_t>(probes),
+                std::span<bool>(batch.get(), probes.size()));
+  for (std::size_t i = 0; i < probes.size(); ++i) ASSERT_EQ(batch[i], static_cast<bool>(single[i]));
+
+  // Erase half one key at a time, the rest as a batch; absent keys as well.
+  const std::size_t half = stored.size() / 2;
+  for (std::size_t i = 0; i < half; ++i) {
+    ASSERT_TRUE(fast.erase(stored[i]));
+    ASSERT_TRUE(portable.erase(stored[i]));
+  }
+  const std::span<const std::uint64_t> rest(stored.data() + half, stored.size() - half);
+  ASSERT_EQ(fast.erase(rest), rest.size());
+  ASSERT_EQ(portable.erase(rest), rest.size());
+  EXPECT_EQ(fast.size(), 0u);
+  EXPECT_TRUE(std::ranges::equal(fast.table().bytes(), portable.table().bytes()));
+}
+
+#define LEVEL_TESTS(LEVEL, NAME)                              \
+  TEST(IsaDispatch, NAME##MatchesPortableB4F8) {              \
+    check_level_matches_portable<LEVEL, 4, 8>(8);             \
+  }                                                           \
+  TEST(IsaDispatch, NAME##MatchesPortableB4F12) {             \
+    check_level_matches_portable<LEVEL, 4, 12>(12);           \
+  }                                                           \
+  TEST(IsaDispatch, NAME##MatchesPortableB4F16) {             \
+    check_level_matches_portable<LEVEL, 4, 16>(16);           \
+  }                                                           \
+  TEST(IsaDispatch, NAME##MatchesPortableB4RuntimeWidths) {   \
+    for (unsigned bits : {5u, 9u, 13u, 14u, 15u, 23u}) {      \
+      SCOPED_TRACE(bits);                                     \
+      check_level_matches_portable<LEVEL, 4, 0>(bits);        \
+    }                                                         \
+  }                                                           \
+  TEST(IsaDispatch, NAME##MatchesPortableB2RuntimeWidths) {   \
+    for (unsigned bits : {3u, 7u, 12u, 19u, 28u, 29u, 32u}) { \
+      SCOPED_TRACE(bits);                                     \
+      check_level_matches_portable<LEVEL, 2, 0>(bits);        \
+    }                                                         \
+  }
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+LEVEL_TESTS(Isa::kAvx2, Avx2)
+LEVEL_TESTS(Isa::kAvx512, Avx512)
+#endif
+
+TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
+  const Isa cpu = cuckoo::active_isa();
+  std::printf("active ISA level: %s\n", cuckoo::isa_name(cpu).data());
+  const cuckoo::Filter b4f12{cuckoo::Config{.capacity = 10000, .fingerprint_bits = 12}};
+  EXPECT_EQ(b4f12.isa(), cpu);
+  const cuckoo::Filter b4f13{cuckoo::Config{.capacity = 10000}};  // the default ε: f = 13
+  EXPECT_EQ(b4f13.isa(), cpu);
+  const cuckoo::Filter b2{cuckoo::Config{.capacity = 10000, .bucket_size = 2}};
+  EXPECT_EQ(b2.isa(), cpu);
+  const cuckoo::Filter b8{cuckoo::Config{.capacity = 10000, .bucket_size = 8}};
+  EXPECT_EQ(b8.isa(), Isa::kPortable);
+  const cuckoo::Filter semi{cuckoo::Config{.capacity = 10000, .semi_sort = true}};
+  EXPECT_EQ(semi.isa(), Isa::kPortable);
+}
+
+TEST(IsaDispatch, SavedBytesDoNotDependOnTheLevel) {
+  cuckoo::Filter filter{cuckoo::Config{.capacity = 5000, .fingerprint_bits = 12}};
+  for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_TRUE(filter.insert(k));
+  const auto bytes = filter.serialize();
+  const cuckoo::Filter loaded = cuckoo::Filter::deserialize(bytes);
+  EXPECT_EQ(loaded.isa(), filter.isa());
+  EXPECT_EQ(loaded.serialize(), bytes);
+  for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_TRUE(loaded.contains(k));
+}
+
+TEST(IsaDispatch, EnvironmentOnlyLowersTheLevel) {
+  const char* saved = std::getenv("CUCKOO_ISA");
+  const std::string restore = saved ? saved : "";
+  ::unsetenv("CUCKOO_ISA");
+  const Isa cpu = cuckoo::detail::detect_cpu_isa();
+  ::setenv("CUCKOO_ISA", "portable", 1);
+  EXPECT_EQ(cuckoo::detail::detect_cpu_isa(), Isa::kPortable);
+  ::setenv("CUCKOO_ISA", "avx2", 1);
+  EXPECT_EQ(cuckoo::detail::detect_cpu_isa(), std::min(cpu, Isa::kAvx2));
+  ::setenv("CUCKOO_ISA", "avx512", 1);
+  EXPECT_EQ(cuckoo::detail::detect_cpu_isa(), cpu);  // never more than the CPU has
+  ::setenv("CUCKOO_ISA", "sse9", 1);
+  EXPECT_EQ(cuckoo::detail::detect_cpu_isa(), cpu);  // unknown names change nothing
+  if (saved) {
+    ::setenv("CUCKOO_ISA", restore.c_str(), 1);
+  } else {
+    ::unsetenv("CUCKOO_ISA");
+  }
+}
+
+}  // namespace
