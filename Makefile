@@ -10,6 +10,8 @@
 #   make bench-python   build the Python module and its C++ baseline in that Release build, then run
 #                bench/python/bench_python.py (PY_BENCH_SCALE=tiny|default|full, PY_BENCH_FLAGS e.g.
 #                --skip-set) and write python_bench.md and .csv to BENCH_OUT/python
+#   make bench-callers   one single-key caller program built 16 ways (flags, API, one or two
+#                filters), each against its floor: shows how the caller's build moves the library
 #   make fuzz    build the loader's libFuzzer target with clang and run it for FUZZ_SECONDS
 #
 SHELL := /bin/bash
@@ -131,6 +133,16 @@ bench-python: deps $(BUILD)/release/CMakeCache.txt
 	PYTHONPATH=$(BUILD)/release/python $(PY_BENCH_PYTHON) bench/python/bench_python.py \
 	  --scale $(PY_BENCH_SCALE) --baseline $(BUILD)/release/bench/cuckoo_python_baseline \
 	  --out $(BENCH_OUT)/python $(PY_BENCH_FLAGS)
+
+# Issue 17: the same single-key caller built 16 ways (-O2/-O3, native/portable, facade/BasicFilter,
+# one/two filters), each timed against the unprefetched two-line floor in the same process, on a
+# 192 MiB filter at 95% load; about 20 s per program. Writes BENCH_OUT/callers.txt.
+.PHONY: bench-callers
+bench-callers: deps $(BUILD)/release/CMakeCache.txt
+	cmake -S . -B $(BUILD)/release >/dev/null
+	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo_callers
+	mkdir -p $(BENCH_OUT)
+	for p in $(BUILD)/release/bench/cuckoo_caller_*; do $$p || exit 1; done | tee $(BENCH_OUT)/callers.txt
 
 # The fuzzer runs over a copy of the committed seed corpus (new inputs it finds stay in the build
 # dir); a failing input is written to $(BUILD)/fuzz/artifacts/ and the target fails. Keep such
