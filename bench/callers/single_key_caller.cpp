@@ -15,11 +15,12 @@
 // the unprefetched two-line floor measured in the same process (perf_bench's single-key floor).
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
-#include "cuckoo/detail/aligned_buffer.hpp"
+#include "support/memory_floor.hpp"
 #include "support/timing.hpp"
 
 #ifndef CALLER_NAME
@@ -48,26 +49,11 @@ std::size_t fill(FilterType& filter, const std::vector<std::uint64_t>& keys) {
   return in;
 }
 
-/// Two dependent-free random 64-byte reads per key over a buffer of the filter's size, placed by
-/// the key's hash: what a single-key lookup cannot beat without prefetching.
+/// perf_bench's unprefetched single-key floor (bench/support/memory_floor.hpp), ns per key.
 [[gnu::noinline]] double floor_ns(const std::vector<std::uint64_t>& queries) {
-  const std::size_t bytes = kBuckets * 4 * kBits / 8;
-  cuckoo::detail::AlignedBuffer buffer(bytes + 64);
-  for (std::size_t i = 0; i < bytes; i += 4096) buffer.data()[i] = std::byte{1};
-  const cuckoo::Xxh3Hasher hasher(cuckoo::defaults::kSeed);
-  const std::uint64_t lines = bytes / 64;
-  std::uint64_t sink = 0;
-  const double s = cuckoo::bench::best_of(3, [&] {
-    for (const std::uint64_t k : queries) {
-      const std::uint64_t h = cuckoo::hash_key(hasher, k);
-      // Multiply-shift range reduction of each 32-bit half (lines < 2^32).
-      const std::uint64_t a = ((h >> 32) * lines) >> 32;
-      const std::uint64_t b = ((h & 0xffffffff) * lines) >> 32;
-      sink += static_cast<std::uint64_t>(buffer.data()[a * 64]) +
-              static_cast<std::uint64_t>(buffer.data()[b * 64]);
-    }
-  });
-  std::printf("%s", sink == 42 ? " " : "");
+  const cuckoo::bench::Floor floor(kBuckets * 4 * kBits / 8, cuckoo::defaults::kSeed);
+  std::unique_ptr<bool[]> out(new bool[queries.size()]);
+  const double s = cuckoo::bench::best_of(3, [&] { floor.single<true>(queries, out.get()); });
   return s * 1e9 / static_cast<double>(queries.size());
 }
 
