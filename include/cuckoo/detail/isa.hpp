@@ -26,18 +26,18 @@ namespace cuckoo {
 /// Instruction-set level of a table's bucket compare, lowest first.
 enum class Isa : unsigned char {
   kPortable = 0,  ///< 64-bit word tricks only; every CPU.
-  kAvx2 = 1,      ///< AVX2 with BMI1/BMI2 (x86-64-v3).
-  kAvx512 = 2,    ///< kAvx2 plus AVX-512 F/VL/BW/DQ/CD (x86-64-v4).
+  kAvx2 = 1,      ///< AVX2 with BMI1, BMI2 and POPCNT.
+  kAvx512 = 2,    ///< kAvx2 plus AVX-512 F, VL, BW, DQ and CD.
 };
 
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
 #define CUCKOO_HAS_X86_VECTOR_PATHS 1
 // The ISA extensions of each level, as a target attribute (not "arch=": GCC will not inline a
 // function compiled for the default arch into one with another arch, and the lookup path must
-// inline to be fast).
-#define CUCKOO_TARGET_AVX2 gnu::target("avx2,bmi,bmi2,lzcnt,popcnt,fma,movbe")
+// inline to be fast). detect_cpu_isa checks exactly these extensions.
+#define CUCKOO_TARGET_AVX2 gnu::target("avx2,bmi,bmi2,popcnt")
 #define CUCKOO_TARGET_AVX512 \
-  gnu::target("avx2,bmi,bmi2,lzcnt,popcnt,fma,movbe,avx512f,avx512vl,avx512bw,avx512dq,avx512cd")
+  gnu::target("avx2,bmi,bmi2,popcnt,avx512f,avx512vl,avx512bw,avx512dq,avx512cd")
 #else
 #define CUCKOO_HAS_X86_VECTOR_PATHS 0
 #endif
@@ -81,8 +81,7 @@ inline Isa detect_cpu_isa() noexcept {
 #if CUCKOO_HAS_X86_VECTOR_PATHS
   __builtin_cpu_init();
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
-                    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("fma") &&
-                    __builtin_cpu_supports("popcnt");
+                    __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
   const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") &&
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");

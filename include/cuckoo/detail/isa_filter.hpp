@@ -19,7 +19,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <utility>
 
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/hash.hpp"
@@ -34,8 +33,6 @@ class IsaFilter;
 #define CUCKOO_ISA_FILTER_MEMBERS(TARGET)                                                        \
  public:                                                                                         \
   using Inner::Inner;                                                                            \
-  IsaFilter() = default;                                                                         \
-  explicit IsaFilter(Inner&& inner) : Inner(std::move(inner)) {}                                 \
                                                                                                  \
   template <Key K>                                                                               \
   [[TARGET]] bool insert(const K& key) {                                                         \
