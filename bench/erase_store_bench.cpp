@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -144,8 +145,9 @@ int main(int argc, char** argv) {
     double best = 1e300;
     std::size_t hits = 0;
     for (int r = 0; r < reps; ++r) {
-      Filter copy = fresh_copy ? filter : Filter(cuckoo::Layout{2, 12, 4, false}, 1, 0, 1);
-      Filter& target = fresh_copy ? copy : filter;
+      std::optional<Filter> copy;
+      if (fresh_copy) copy.emplace(filter);
+      Filter& target = copy ? *copy : filter;
       const auto t0 = cuckoo::bench::Clock::now();
       hits = loop(target);
       best = std::min(best, cuckoo::bench::seconds_since(t0));
