@@ -1,6 +1,6 @@
-// bench/support/memory_floor.hpp — what a lookup cannot beat: two random 64-byte reads per key,
-// placed by the key's hash, over a buffer of the filter's size (perf_bench, the single-key
-// callers).
+// bench/support/memory_floor.hpp — what a lookup cannot beat: two random 64-byte reads per key
+// (one, for the blocked filter), placed by the key's hash, over a buffer of the filter's size
+// (perf_bench, the single-key callers, blocked_bench).
 #pragma once
 
 #include <cstddef>
@@ -42,22 +42,23 @@ class Floor {
     const std::uint64_t lb = ((h & 0xFFFF'FFFFu) * lines_) >> 32;
     return {buffer_.data() + la * 64, buffer_.data() + lb * 64};
   }
+  template <unsigned kLines = 2>
   static bool probe(const Lines& l, std::uint64_t key) {
-    std::uint64_t x, y;
+    std::uint64_t x, y = 0;
     std::memcpy(&x, l.a, 8);
-    std::memcpy(&y, l.b, 8);
-    return (x ^ y) == key;  // a result that depends on both reads
+    if constexpr (kLines == 2) std::memcpy(&y, l.b, 8);
+    return (x ^ y) == key;  // a result that depends on every read
   }
 
   /// The same pipeline as BasicFilter::run_pipeline for lookups, with the same prefetch (into L2).
-  template <std::size_t Depth, bool kHash>
+  template <std::size_t Depth, bool kHash, unsigned kLines = 2>
   void batched(std::span<const std::uint64_t> keys, bool* out) const {
     Lines ring[Depth];
     const std::size_t n = keys.size();
     const auto stage = [&](std::size_t i) {
       const Lines l = lines<kHash>(keys[i]);
       __builtin_prefetch(l.a, 0, 2);
-      __builtin_prefetch(l.b, 0, 2);
+      if constexpr (kLines == 2) __builtin_prefetch(l.b, 0, 2);
       ring[i & (Depth - 1)] = l;
     };
     for (std::size_t i = 0; i < std::min(n, Depth); ++i) stage(i);
@@ -65,13 +66,14 @@ class Floor {
     for (; i + Depth < n; ++i) {
       const Lines l = ring[i & (Depth - 1)];
       stage(i + Depth);
-      out[i] = probe(l, keys[i]);
+      out[i] = probe<kLines>(l, keys[i]);
     }
-    for (; i < n; ++i) out[i] = probe(ring[i & (Depth - 1)], keys[i]);
+    for (; i < n; ++i) out[i] = probe<kLines>(ring[i & (Depth - 1)], keys[i]);
   }
-  template <bool kHash>
+  template <bool kHash, unsigned kLines = 2>
   void single(std::span<const std::uint64_t> keys, bool* out) const {
-    for (std::size_t i = 0; i < keys.size(); ++i) out[i] = probe(lines<kHash>(keys[i]), keys[i]);
+    for (std::size_t i = 0; i < keys.size(); ++i)
+      out[i] = probe<kLines>(lines<kHash>(keys[i]), keys[i]);
   }
   /// The single-key floor of an erase: the same two reads, then a write to the first line of a
   /// value that depends on both (as an erase clears a lane it found by reading).

@@ -71,27 +71,6 @@
 #include <immintrin.h>
 #endif
 
-// The lookup's compare is called once per key inside the batch loop; GCC otherwise keeps the
-// vector forms out of line (a call per key, measured as a visible share of a batched lookup).
-#ifndef CUCKOO_HOT
-#define CUCKOO_HOT [[gnu::always_inline]] inline
-#endif
-
-// The vector compares. Where the translation unit's flags already enable the level they are forced
-// inline like the rest of the hot path; otherwise they carry the level's target attribute and are
-// inlined into callers compiled for it (detail::IsaFilter's entry points), and called out of line
-// from any other caller (correct, slower).
-#if defined(__AVX2__)
-#define CUCKOO_AVX2_FN CUCKOO_HOT
-#elif CUCKOO_HAS_X86_VECTOR_PATHS
-#define CUCKOO_AVX2_FN [[CUCKOO_TARGET_AVX2]] inline
-#endif
-#if defined(__AVX512F__) && defined(__AVX2__)
-#define CUCKOO_AVX512_FN CUCKOO_HOT
-#elif CUCKOO_HAS_X86_VECTOR_PATHS
-#define CUCKOO_AVX512_FN [[CUCKOO_TARGET_AVX512]] inline
-#endif
-
 namespace cuckoo {
 
 template <unsigned kSlots, unsigned FixedBits = 0, Isa kIsaLevel = kCompiledIsa>

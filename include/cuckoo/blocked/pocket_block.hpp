@@ -1,0 +1,432 @@
+// cuckoo/blocked/pocket_block.hpp — one 64-byte block of the blocked cuckoo filter: a pocket
+// dictionary of up to 43 items, each a (list, remainder) pair, answered from one cache line.
+//
+// Layout (bit i is bit i % 8 of byte i / 8; every bit used):
+//
+//     bits    0..142   the header: for each list q = 0..99 in order, one 1 bit per item of that
+//                      list, then a 0 bit. 100 zeros and n ≤ 43 ones; the bits above are 0.
+//     bits  143..151   511 − t, t the block's overflow threshold in units of 64 values (a zeroed
+//                      block has t = 511, above every value)
+//     byte   19, 20    c1, c2: items in lists 0..32 and 0..65
+//     bytes  21..63    remainders, one byte per slot, slot s in byte 21 + s
+//
+// An item's value is v = 256·q + r (q < 100, r < 256). Slots hold the items sorted by value, so a
+// block's bits are a function of the multiset it holds (undoing a change restores them exactly),
+// list q is a run of consecutive slots, and the largest item is in the last slot.
+//
+// The Prefix filter's pocket dictionary (Even, Even and Morrison, VLDB 2022) has this shape. What
+// is ours is the lookup's cost, which decides single-key speed. While a lookup waits for its line,
+// every instruction that depends on the line holds a scheduler entry; once those fill, the core
+// stops issuing the next keys' loads and lookups stop overlapping, so each instruction after the
+// load costs far more than its cycle. Measured on 192 MiB, ns per single-key lookup, one run each:
+// two selects over the whole header (about 80 dependent instructions) 177; the same loads with
+// 3 / about 20 instructions after them 13 / 42.
+//
+// So the lists are split into three groups (0..32, 33..65, 66..99) and the block keeps the item
+// counts before the second and third (c1, c2, whole bytes): list q's group g starts at header bit
+// 33·g + c_g. Every load a lookup makes has an address that depends on q only, so all issue at
+// once: c_g's byte, the pair of header words that holds group g's code, and (vector levels) the
+// whole line for one compare of r against every remainder. One funnel shift of the pair gives the
+// group's unary code (34 zeros + its items; it does not fit only if a group holds more than 29
+// items, which at the design load happens with probability about 10^-8, and otherwise only with
+// many duplicates), one PDEP the two zeros that bound list q, and list q's bits of the compare
+// give the answer: about 25 instructions after the line arrives. A group that does not fit takes
+// a slower exact path. The portable level (no PDEP, no vector compare) selects with broadword
+// arithmetic and reads the list's remainders with one more load.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "cuckoo/detail/endian.hpp"
+#include "cuckoo/detail/isa.hpp"
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+#include <immintrin.h>
+#endif
+
+namespace cuckoo::detail::pocket {
+
+inline constexpr std::size_t kBlockBytes = 64;
+inline constexpr unsigned kSlots = 43;
+inline constexpr unsigned kLists = 100;
+inline constexpr unsigned kGroups = 3;
+/// First list of groups 1 and 2.
+inline constexpr unsigned kGroupStride = 33;
+inline constexpr unsigned kRemainderBits = 8;
+/// Item values are 256·q + r: 25,600 of them.
+inline constexpr unsigned kValues = kLists << kRemainderBits;
+inline constexpr unsigned kHeaderBits = kLists + kSlots;  // 143
+inline constexpr unsigned kThresholdBit = kHeaderBits;    // bits 143..151
+inline constexpr unsigned kThresholdBits = 9;
+/// The threshold counts values in units of 64 (a quarter of a list): 400 units.
+inline constexpr unsigned kThresholdUnitBits = 6;
+/// t when nothing has overflowed: above every unit.
+inline constexpr unsigned kNoOverflow = (1u << kThresholdBits) - 1;
+/// Bytes holding c1 and c2.
+inline constexpr std::size_t kCountByte = (kThresholdBit + kThresholdBits) / 8;  // 19
+inline constexpr std::size_t kFirstRemainderByte = kBlockBytes - kSlots;         // 21
+static_assert(kThresholdBit + kThresholdBits == 8 * kCountByte &&
+                  kCountByte + kGroups - 1 == kFirstRemainderByte,
+              "header, threshold, counts and remainders fill the line exactly");
+static_assert((kValues >> kThresholdUnitBits) < kNoOverflow);
+
+constexpr unsigned list_of(unsigned value) noexcept {
+  return value >> kRemainderBits;
+}
+constexpr unsigned remainder_of(unsigned value) noexcept {
+  return value & 0xFFu;
+}
+/// The unit of the threshold a value falls in.
+constexpr unsigned threshold_unit(unsigned value) noexcept {
+  return value >> kThresholdUnitBits;
+}
+/// The group of list q < 100, in arithmetic: GCC turned comparisons into a branch on q, which
+/// mispredicts for a third of the keys (measured: 45 against 13 ns per key for the same loads).
+constexpr unsigned group_of(unsigned list) noexcept {
+  return ((kGroupStride - 1 - list) >> 31) + ((2 * kGroupStride - 1 - list) >> 31);
+}
+static_assert(group_of(0) == 0 && group_of(32) == 0 && group_of(33) == 1 && group_of(65) == 1 &&
+              group_of(66) == 2 && group_of(99) == 2);
+
+inline std::uint64_t load64(const std::byte* p) noexcept {
+  std::uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  return little_endian(v);
+}
+inline void store64(std::byte* p, std::uint64_t v) noexcept {
+  v = little_endian(v);
+  std::memcpy(p, &v, sizeof v);
+}
+inline unsigned load_byte(const std::byte* p) noexcept {
+  return std::to_integer<unsigned>(*p);
+}
+
+/// t: every item whose first block this is and whose threshold unit is below t is in this block.
+inline unsigned threshold(const std::byte* block) noexcept {
+  const unsigned field = (load_byte(block + 17) >> 7) | (load_byte(block + 18) << 1);
+  return kNoOverflow - field;
+}
+
+/// Everything but the remainders, for changes: header bits 0..63, 64..127, 128..142, the stored
+/// threshold field and c1, c2.
+struct Tail {
+  std::uint64_t w0, w1, w2;
+  unsigned threshold_field;
+  unsigned counts[kGroups - 1];
+};
+
+inline Tail load_tail(const std::byte* block) noexcept {
+  const unsigned b16 = load_byte(block + 16), b17 = load_byte(block + 17),
+                 b18 = load_byte(block + 18);
+  return {load64(block),
+          load64(block + 8),
+          b16 | ((b17 & 0x7Fu) << 8),
+          (b17 >> 7) | (b18 << 1),
+          {load_byte(block + kCountByte), load_byte(block + kCountByte + 1)}};
+}
+inline void store_tail(std::byte* block, const Tail& t) noexcept {
+  store64(block, t.w0);
+  store64(block + 8, t.w1);
+  block[16] = static_cast<std::byte>(t.w2 & 0xFF);
+  block[17] = static_cast<std::byte>(((t.w2 >> 8) & 0x7F) | ((t.threshold_field & 1) << 7));
+  block[18] = static_cast<std::byte>(t.threshold_field >> 1);
+  block[kCountByte] = static_cast<std::byte>(t.counts[0]);
+  block[kCountByte + 1] = static_cast<std::byte>(t.counts[1]);
+}
+
+inline unsigned item_count(const Tail& t) noexcept {
+  return static_cast<unsigned>(std::popcount(t.w0) + std::popcount(t.w1) + std::popcount(t.w2));
+}
+
+inline void set_threshold(std::byte* block, unsigned t) noexcept {
+  Tail tail = load_tail(block);
+  tail.threshold_field = kNoOverflow - t;
+  store_tail(block, tail);
+}
+
+inline std::byte& remainder_byte(std::byte* block, unsigned slot) noexcept {
+  return block[kFirstRemainderByte + slot];
+}
+inline unsigned remainder_at(const std::byte* block, unsigned slot) noexcept {
+  return load_byte(block + kFirstRemainderByte + slot);
+}
+
+// ---- Select: the position of the k-th set bit of a word (k < popcount) -----------------------
+
+/// Bit position of the j-th set bit of each byte value, for the portable select.
+inline constexpr auto kSelectInByte = [] {
+  std::array<std::array<std::uint8_t, 8>, 256> table{};
+  for (unsigned byte = 0; byte < 256; ++byte) {
+    unsigned j = 0;
+    for (unsigned bit = 0; bit < 8; ++bit) {
+      if ((byte >> bit) & 1u) table[byte][j++] = static_cast<std::uint8_t>(bit);
+    }
+  }
+  return table;
+}();
+
+/// Vigna's broadword select; 64 when x has at most k set bits.
+[[gnu::always_inline]] inline unsigned select64_portable(std::uint64_t x, unsigned k) noexcept {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ull;
+  constexpr std::uint64_t kHighs = 0x8080808080808080ull;
+  std::uint64_t s = x - ((x >> 1) & 0x5555555555555555ull);
+  s = (s & 0x3333333333333333ull) + ((s >> 2) & 0x3333333333333333ull);
+  s = (s + (s >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  const std::uint64_t prefix = s * kOnes;  // byte i: set bits in bytes 0..i
+  // Bytes whose prefix is at most k come first; the k-th bit is in the byte after them.
+  const std::uint64_t at_most_k = (((k * kOnes) | kHighs) - prefix) & kHighs;
+  const auto bytes_before = static_cast<unsigned>(std::popcount(at_most_k));
+  if (bytes_before == 8) return 64;
+  const auto before = static_cast<unsigned>(((prefix << 8) >> (8 * bytes_before)) & 0xFF);
+  return 8 * bytes_before + kSelectInByte[(x >> (8 * bytes_before)) & 0xFF][(k - before) & 7];
+}
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+/// Set bits k and k + 1 of x, as a word holding just those (PDEP).
+CUCKOO_AVX2_FN std::uint64_t two_bits_bmi2(std::uint64_t x, unsigned k) noexcept {
+  return _pdep_u64(std::uint64_t{3} << k, x);
+}
+/// Trailing zeros, 64 for 0, without the branch std::countr_zero may compile to.
+CUCKOO_AVX2_FN unsigned trailing_zeros_bmi(std::uint64_t x) noexcept {
+  return static_cast<unsigned>(_tzcnt_u64(x));
+}
+#endif
+
+/// The set bits k and k + 1 of x, as a word holding just those two (fewer if x has fewer).
+template <Isa L>
+[[gnu::always_inline]] inline std::uint64_t two_bits(std::uint64_t x, unsigned k) noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) return two_bits_bmi2(x, k);
+#endif
+  const unsigned a = select64_portable(x, k), b = select64_portable(x, k + 1);
+  return (a < 64 ? std::uint64_t{1} << a : 0) | (b < 64 ? std::uint64_t{1} << b : 0);
+}
+
+template <Isa L>
+[[gnu::always_inline]] inline unsigned trailing_zeros(std::uint64_t x) noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) return trailing_zeros_bmi(x);
+#endif
+  return static_cast<unsigned>(std::countr_zero(x));
+}
+
+/// Position of the k-th set bit of a value held in three words (64 + 64 + 15 bits).
+inline unsigned select_wide(std::uint64_t w0, std::uint64_t w1, std::uint64_t w2,
+                            unsigned k) noexcept {
+  const auto n0 = static_cast<unsigned>(std::popcount(w0));
+  const unsigned n01 = n0 + static_cast<unsigned>(std::popcount(w1));
+  if (k < n0) return select64_portable(w0, k);
+  if (k < n01) return 64 + select64_portable(w1, k - n0);
+  return 128 + select64_portable(w2, k - n01);
+}
+
+/// The slots [begin, end) of list q.
+struct Span {
+  unsigned begin, end;
+};
+
+/// List q's slots by two selects over the whole header: exact for any block, slower.
+inline Span list_span_wide(const Tail& t, unsigned q) noexcept {
+  const std::uint64_t z0 = ~t.w0, z1 = ~t.w1, z2 = ~t.w2 & 0x7FFF;
+  const unsigned end = select_wide(z0, z1, z2, q) - q;
+  const unsigned begin = q == 0 ? 0 : select_wide(z0, z1, z2, q - 1) + 1 - q;
+  return {begin, end};
+}
+
+/// Bytes of x equal to 0, as their high bits; exact (no borrow between bytes).
+inline std::uint64_t zero_bytes(std::uint64_t x) noexcept {
+  constexpr std::uint64_t kLows = 0x7F7F7F7F7F7F7F7Full;
+  return ~(((x & kLows) + kLows) | x | kLows);
+}
+
+/// Mask of the low n bytes of a word, n ≤ 8.
+inline std::uint64_t low_bytes(unsigned n) noexcept {
+  return n >= 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * n)) - 1;
+}
+
+/// Slots of `span` whose remainder is r.
+inline unsigned count_in(const std::byte* block, Span span, unsigned r) noexcept {
+  unsigned found = 0;
+  for (unsigned s = span.begin; s < span.end; ++s) found += remainder_at(block, s) == r ? 1 : 0;
+  return found;
+}
+
+/// Where list q is, from its group's unary code: the slot of its first item and its length; ok is
+/// false when the group's code does not fit in the 64 bits read.
+struct FastSpan {
+  unsigned begin, length;
+  bool ok;
+};
+
+/// List q's span from loads whose addresses depend on q only (not on the line's contents), so
+/// they all issue at once: the group's count byte and the pair of header words holding the
+/// group's code (words 0, 1 for groups 0 and 1, words 1, 2 for group 2; group 1's code starts by
+/// bit 63 unless group 0 holds more than 30 items).
+template <Isa L>
+[[gnu::always_inline]] inline FastSpan fast_span(const std::byte* block, unsigned q) noexcept {
+  const unsigned group = group_of(q);
+  const unsigned k = q - kGroupStride * group;  // list q is the k-th of its group
+  const unsigned last = group >> 1;             // 1 for group 2
+  const unsigned before = load_byte(block + kCountByte - 1 + group) & (0u - (group != 0 ? 1u : 0u));
+  const std::uint64_t lo = load64(block + 8 * last), hi = load64(block + 8 + 8 * last);
+  const unsigned shift = kGroupStride * group - 64 * last + before;  // ≤ 63 when it fits
+  const unsigned s = shift & 63;
+  const std::uint64_t code = (lo >> s) | ((hi << 1) << (63 - s));
+  // Zeros of the code shifted up one, so that bit 0 stands for the zero ending list k − 1 (for
+  // k = 0, the group's start). List q's ones lie between that word's zeros k and k + 1.
+  const std::uint64_t bounds = two_bits<L>(~(code << 1), k);
+  const unsigned low = trailing_zeros<L>(bounds);
+  const unsigned high = trailing_zeros<L>(bounds & (bounds - 1));
+  return {before + low - k, high - low - 1, (high | shift) < 64};
+}
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+/// Bit s set where slot s holds remainder r (bits 43.. are header bytes; masked by the caller).
+CUCKOO_AVX2_FN std::uint64_t equal_slots_avx2(const std::byte* block, unsigned r) noexcept {
+  const __m256i needle = _mm256_set1_epi8(static_cast<char>(r));
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+  const auto mlo = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)));
+  const auto mhi = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)));
+  return ((std::uint64_t{mhi} << 32) | mlo) >> kFirstRemainderByte;
+}
+CUCKOO_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block, unsigned r) noexcept {
+  return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(block),
+                                _mm512_set1_epi8(static_cast<char>(r))) >>
+         kFirstRemainderByte;
+}
+/// Whether bits [begin, begin + length) of `equal` hold a set bit.
+CUCKOO_AVX2_FN bool any_in(std::uint64_t equal, unsigned begin, unsigned length) noexcept {
+  return _bzhi_u64(equal >> begin, length) != 0;
+}
+#endif
+
+template <Isa L>
+[[gnu::always_inline]] inline bool contains(const std::byte* block, unsigned v) noexcept {
+  const unsigned q = list_of(v), r = remainder_of(v);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) {
+    const std::uint64_t equal =
+        L == Isa::kAvx512 ? equal_slots_avx512(block, r) : equal_slots_avx2(block, r);
+    const FastSpan span = fast_span<L>(block, q);
+    if (!span.ok) [[unlikely]] {
+      return count_in(block, list_span_wide(load_tail(block), q), r) != 0;
+    }
+    return any_in(equal, span.begin, span.length);
+  }
+#endif
+  const FastSpan span = fast_span<L>(block, q);
+  if (!span.ok || span.length > 8) [[unlikely]] {
+    return count_in(block, list_span_wide(load_tail(block), q), r) != 0;
+  }
+  // 8 bytes from the list's first slot, read from at most byte 56 so as not to leave the line.
+  const unsigned first = static_cast<unsigned>(kFirstRemainderByte) + span.begin;
+  const unsigned at = first < kBlockBytes - 8 ? first : static_cast<unsigned>(kBlockBytes - 8);
+  const std::uint64_t x = (load64(block + at) >> (8 * (first - at))) ^ (r * 0x0101010101010101ull);
+  return (zero_bytes(x) & low_bytes(span.length)) != 0;
+}
+
+template <Isa L>
+inline unsigned count(const std::byte* block, unsigned v) noexcept {
+  return count_in(block, list_span_wide(load_tail(block), list_of(v)), remainder_of(v));
+}
+
+inline unsigned size(const std::byte* block) noexcept {
+  return item_count(load_tail(block));
+}
+
+/// Header with a 1 inserted at position p (bits at p and above move up one).
+inline Tail insert_one(Tail t, unsigned p) noexcept {
+  const auto insert_word = [](std::uint64_t w, unsigned bit) {
+    const std::uint64_t below = bit == 0 ? 0 : w & (~std::uint64_t{0} >> (64 - bit));
+    return below | (std::uint64_t{1} << bit) | ((w & ~below) << 1);
+  };
+  const std::uint64_t c0 = t.w0 >> 63, c1 = t.w1 >> 63;
+  if (p < 64) {
+    t.w2 = ((t.w2 << 1) | c1) & 0x7FFF;
+    t.w1 = (t.w1 << 1) | c0;
+    t.w0 = insert_word(t.w0, p);
+  } else if (p < 128) {
+    t.w2 = ((t.w2 << 1) | c1) & 0x7FFF;
+    t.w1 = insert_word(t.w1, p - 64);
+  } else {
+    t.w2 = insert_word(t.w2, p - 128) & 0x7FFF;
+  }
+  return t;
+}
+
+/// Header with the bit at position p removed (bits above it move down one).
+inline Tail erase_bit(Tail t, unsigned p) noexcept {
+  const auto erase_word = [](std::uint64_t w, unsigned bit, std::uint64_t carry_in) {
+    const std::uint64_t below = bit == 0 ? 0 : w & (~std::uint64_t{0} >> (64 - bit));
+    const std::uint64_t above = bit == 63 ? 0 : (w >> (bit + 1)) << bit;
+    return below | above | (carry_in << 63);
+  };
+  if (p < 64) {
+    t.w0 = erase_word(t.w0, p, t.w1 & 1);
+    t.w1 = (t.w1 >> 1) | ((t.w2 & 1) << 63);
+    t.w2 >>= 1;
+  } else if (p < 128) {
+    t.w1 = erase_word(t.w1, p - 64, t.w2 & 1);
+    t.w2 >>= 1;
+  } else {
+    const unsigned bit = p - 128;
+    const std::uint64_t below = t.w2 & ((std::uint64_t{1} << bit) - 1);
+    t.w2 = below | ((t.w2 >> (bit + 1)) << bit);
+  }
+  return t;
+}
+
+/// c1, c2 after an item of list q came (+1) or went (−1): the counts of the groups after q's.
+inline void adjust_counts(Tail& t, unsigned q, int delta) noexcept {
+  for (unsigned g = group_of(q) + 1; g < kGroups; ++g)
+    t.counts[g - 1] = static_cast<unsigned>(static_cast<int>(t.counts[g - 1]) + delta);
+}
+
+/// Adds v to a block with fewer than kSlots items, in its sorted place.
+inline void add(std::byte* block, unsigned v) noexcept {
+  Tail t = load_tail(block);
+  const unsigned n = item_count(t);
+  const unsigned q = list_of(v), r = remainder_of(v);
+  const Span span = list_span_wide(t, q);
+  unsigned slot = span.begin;
+  while (slot < span.end && remainder_at(block, slot) <= r) ++slot;
+  std::byte* first = block + kFirstRemainderByte;
+  std::memmove(first + slot + 1, first + slot, n - slot);
+  first[slot] = static_cast<std::byte>(r);
+  t = insert_one(t, slot + q);
+  adjust_counts(t, q, +1);
+  store_tail(block, t);
+}
+
+/// Removes one copy of v; false if the block has none.
+inline bool remove(std::byte* block, unsigned v) noexcept {
+  Tail t = load_tail(block);
+  const unsigned q = list_of(v), r = remainder_of(v);
+  const Span span = list_span_wide(t, q);
+  for (unsigned slot = span.begin; slot < span.end; ++slot) {
+    if (remainder_at(block, slot) != r) continue;
+    const unsigned n = item_count(t);
+    std::byte* first = block + kFirstRemainderByte;
+    std::memmove(first + slot, first + slot + 1, n - 1 - slot);
+    first[n - 1] = std::byte{0};
+    t = erase_bit(t, slot + q);
+    adjust_counts(t, q, -1);
+    store_tail(block, t);
+    return true;
+  }
+  return false;
+}
+
+/// The value in slot `slot` (< size): slots are sorted, so slot n − 1 − k is the k-th largest.
+inline unsigned value_at(const std::byte* block, unsigned slot) noexcept {
+  const Tail t = load_tail(block);
+  const unsigned q = select_wide(t.w0, t.w1, t.w2, slot) - slot;
+  return (q << kRemainderBits) | remainder_at(block, slot);
+}
+
+}  // namespace cuckoo::detail::pocket
