@@ -24,6 +24,7 @@
 #include <fmt/core.h>
 
 #include "common.hpp"
+#include "cuckoo/blocked/blocked_filter.hpp"
 #include "cuckoo/cuckoo.hpp"
 #include "experiments.hpp"
 #if __has_include("cuckoo/amq/bloom.hpp")
@@ -228,7 +229,7 @@ void write_series(Csv& csv, std::vector<std::string> prefix,
 struct Subject {
   std::string name;
   bool erasable;
-  bool in_paper;  // one of Table 3's six; the CBF only appears in Fig. 8
+  bool in_paper;  // in Table 3 and Figs. 5-7 (the paper's six and ours); the CBF only in Fig. 8
   std::function<RunResult(const PassInput&, const Wanted&)> run;
 };
 
@@ -258,6 +259,15 @@ std::vector<Subject> all_subjects(std::size_t bytes) {
                      return filter.visit([&](auto& f) { return run_pass(f, m * 4, m * 4, in, w); });
                    }});
   }
+  // blk-CF: the blocked cuckoo filter (issue 17), one 64-byte block of 43 items per line, as many
+  // blocks as fit; filled until the first failed insert, so the limit is the slot count.
+  const std::uint64_t blocks =
+      bytes / cuckoo::BasicBlockedFilter<>::kBlockBytes & ~std::uint64_t{1};
+  const std::size_t blocked_slots = blocks * cuckoo::BasicBlockedFilter<>::kSlotsPerBlock;
+  out.push_back({"blk-CF", true, true, [=](const PassInput& in, const Wanted& w) {
+                   cuckoo::BasicBlockedFilter<> f(blocks, blocked_slots, 500, in.seed);
+                   return run_pass(f, blocked_slots, blocked_slots, in, w);
+                 }});
   // The comparators (include/cuckoo/amq/), each present only if this build has its header.
   // BF and blk-BF: 13 bits per item, k = 9, filled to that capacity (§7.1).
   [[maybe_unused]] const std::size_t bloom_items = bytes * 8 / 13;
