@@ -17,8 +17,9 @@
 // semi_sort the table is a SemiSortedTable (table/semisort_table.hpp): the same f in one bit less
 // per entry. Users who fix f and b at compile time can use BasicFilter<PackedTable<b, f>> directly
 // and skip even that jump. With Config::growable the filter is a BasicGrowableFilter
-// (growable/growable_filter.hpp), which doubles instead of refusing inserts; everything below works
-// the same on it.
+// (growable/growable_filter.hpp), which doubles instead of refusing inserts; with Config::blocked a
+// BasicBlockedFilter (blocked/blocked_filter.hpp), whose lookups read one cache line, at the best
+// level the CPU has. Everything below works the same on both.
 #pragma once
 
 #include <cstddef>
@@ -32,6 +33,7 @@
 #include <variant>
 #include <vector>
 
+#include "cuckoo/blocked/blocked_filter.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/isa_filter.hpp"
@@ -66,6 +68,14 @@ using PortableFilters = std::tuple<
     BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
 using GrowableFilters =
     std::tuple<BasicGrowableFilter<2>, BasicGrowableFilter<4>, BasicGrowableFilter<8>>;
+/// The blocked filter (Config::blocked) at each level, highest first.
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+using BlockedFilters =
+    std::tuple<IsaFilter<BasicBlockedFilter<Isa::kAvx512>>,
+               IsaFilter<BasicBlockedFilter<Isa::kAvx2>>, BasicBlockedFilter<Isa::kPortable>>;
+#else
+using BlockedFilters = std::tuple<BasicBlockedFilter<Isa::kPortable>>;
+#endif
 
 template <class... Tuples>
 struct VariantOfAll;
@@ -79,16 +89,19 @@ struct VariantOfAll<std::tuple<As...>, std::tuple<Bs...>, Rest...>
 
 // Every filter the facade can hold: the vector levels first, highest first, so that make_filter
 // takes the best level the CPU has (active_isa()); then every shape at the portable level; the
-// growable filters last.
+// growable filters, then the blocked ones, last.
 #if CUCKOO_HAS_X86_VECTOR_PATHS
 using FilterVariant = typename VariantOfAll<VectorFilters<Isa::kAvx512>, VectorFilters<Isa::kAvx2>,
-                                            PortableFilters, GrowableFilters>::type;
+                                            PortableFilters, GrowableFilters, BlockedFilters>::type;
 #else
-using FilterVariant = typename VariantOfAll<PortableFilters, GrowableFilters>::type;
+using FilterVariant = typename VariantOfAll<PortableFilters, GrowableFilters, BlockedFilters>::type;
 #endif
-/// Index of the first growable alternative: make_filter and the table queries never pick those.
-inline constexpr std::size_t kFirstGrowable =
-    std::variant_size_v<FilterVariant> - std::tuple_size_v<GrowableFilters>;
+/// Index of the first blocked alternative.
+inline constexpr std::size_t kFirstBlocked =
+    std::variant_size_v<FilterVariant> - std::tuple_size_v<BlockedFilters>;
+/// Index of the first growable alternative: make_filter and the table queries never pick those
+/// or the blocked ones after them.
+inline constexpr std::size_t kFirstGrowable = kFirstBlocked - std::tuple_size_v<GrowableFilters>;
 
 template <class Table>
 constexpr bool table_fits(const Layout& layout) noexcept {
@@ -97,10 +110,26 @@ constexpr bool table_fits(const Layout& layout) noexcept {
          (Table::kFixedBits == 0 || Table::kFixedBits == layout.fingerprint_bits);
 }
 
+/// The blocked filter for a blocked `layout`, at the highest level the CPU has.
+template <std::size_t I = kFirstBlocked, class... TableArgs>
+FilterVariant make_blocked(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                           std::uint64_t seed, TableArgs... table_args) {
+  using Alternative = std::variant_alternative_t<I, FilterVariant>;
+  if constexpr (I + 1 < std::variant_size_v<FilterVariant>) {
+    if (table_isa<typename Alternative::table_type>() > active_isa()) {
+      return make_blocked<I + 1>(layout, capacity, max_kicks, seed, table_args...);
+    }
+  }
+  return FilterVariant(std::in_place_index<I>, layout, capacity, max_kicks, seed, table_args...);
+}
+
 /// The filter for `layout`; `table_args` (external storage, for a mapped file) go to the table.
 template <std::size_t I = 0, class... TableArgs>
 FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
                           std::uint64_t seed, TableArgs... table_args) {
+  if constexpr (I == 0) {
+    if (layout.blocked) return make_blocked(layout, capacity, max_kicks, seed, table_args...);
+  }
   if constexpr (I == kFirstGrowable) {
     invalid("no table for this layout");  // unreachable after plan(): every layout has a table
   } else {
@@ -121,6 +150,9 @@ FilterVariant make_filter(const Layout& layout, std::size_t capacity, unsigned m
 /// make_filter picks), or 0 when no table fits; computed without allocating.
 template <std::size_t I = 0>
 std::size_t table_bytes_for(const Layout& layout) noexcept {
+  if constexpr (I == 0) {
+    if (layout.blocked) return BlockedTable<>::bytes_for(layout.bucket_count);
+  }
   if constexpr (I == kFirstGrowable) {
     return 0;
   } else {
@@ -149,7 +181,7 @@ FilterVariant make_growable(unsigned bucket_size, Make&& make) {
 }
 
 inline FilterVariant make_from_config(const Config& cfg) {
-  const Layout layout = plan(cfg);  // checks the Config
+  const Layout layout = plan(cfg);  // checks the Config; a blocked Config gives a blocked layout
   if (!cfg.growable) return make_filter(layout, cfg.capacity, cfg.max_kicks, cfg.seed);
   return make_growable(cfg.bucket_size,
                        [&](auto type) { return typename decltype(type)::type(cfg); });
@@ -294,7 +326,11 @@ class Filter {
     return std::visit([](const auto& f) { return f.layout(); }, filter_);
   }
   /// True for a filter that doubles when full (Config::growable, or loaded from such a file).
-  bool growable() const noexcept { return filter_.index() >= detail::kFirstGrowable; }
+  bool growable() const noexcept {
+    return filter_.index() >= detail::kFirstGrowable && filter_.index() < detail::kFirstBlocked;
+  }
+  /// True for a blocked filter (Config::blocked, or loaded from such a file).
+  bool blocked() const noexcept { return filter_.index() >= detail::kFirstBlocked; }
   /// Times a growable filter has doubled; 0 for a fixed one.
   unsigned doublings() const noexcept {
     return std::visit(

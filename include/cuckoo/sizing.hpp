@@ -58,7 +58,21 @@ struct Layout {
   unsigned fingerprint_bits = 12;
   unsigned bucket_size = 4;
   bool semi_sort = false;
+  /// A blocked filter (blocked/blocked_filter.hpp): bucket_count is then its 64-byte blocks,
+  /// bucket_size the 43 items a block holds and fingerprint_bits the 8-bit remainders.
+  bool blocked = false;
 };
+
+namespace blocked_layout {
+/// Items per block, remainder bits and blocks' design fill (blocked/blocked_filter.hpp).
+inline constexpr unsigned kSlotsPerBlock = 43;
+inline constexpr unsigned kRemainderBits = 8;
+inline constexpr double kDesignItemsPerBlock = 42.2;
+/// The false-positive rate a blocked filter keeps up to its capacity, for checking target_fpr:
+/// its rate is set by its format, about 0.17% at 95% of capacity and 0.21% at capacity
+/// (measured, README), so a target below this cannot be met and is refused.
+inline constexpr double kFprBound = 0.0025;
+}  // namespace blocked_layout
 
 /// Narrowest fingerprint of a semi-sorted table: its top 4 bits are what the bucket index encodes.
 inline constexpr unsigned kMinSemiSortedBits = 4;
@@ -97,6 +111,19 @@ namespace detail {
 }
 }  // namespace detail
 
+/// Blocks of a blocked filter for `capacity` items: even, at least 2, never a power of two by
+/// rule; throws std::invalid_argument past 2^32 blocks.
+inline std::uint64_t blocked_block_count(std::size_t capacity) {
+  const double blocks =
+      std::ceil(static_cast<double>(capacity) / blocked_layout::kDesignItemsPerBlock);
+  if (!(blocks <= static_cast<double>(kMaxBucketCount))) {
+    detail::invalid("capacity " + std::to_string(capacity) + " needs more than 2^32 blocks");
+  }
+  auto count = static_cast<std::uint64_t>(blocks);
+  count += count & 1;
+  return count < 2 ? 2 : count;
+}
+
 /// Checks a Config and derives its layout; throws std::invalid_argument naming the bad field.
 inline Layout plan(const Config& cfg) {
   using detail::invalid;
@@ -107,6 +134,25 @@ inline Layout plan(const Config& cfg) {
   if (cfg.max_kicks > defaults::kMaxKicksLimit) {
     invalid("max_kicks must be at most " + std::to_string(defaults::kMaxKicksLimit) + ", got " +
             std::to_string(cfg.max_kicks));
+  }
+  if (cfg.blocked) {
+    if (cfg.semi_sort || cfg.growable) {
+      invalid(std::string("blocked cannot be combined with ") +
+              (cfg.semi_sort ? "semi_sort" : "growable"));
+    }
+    if (cfg.fingerprint_bits != 0 && cfg.fingerprint_bits != blocked_layout::kRemainderBits) {
+      invalid("a blocked filter stores 8-bit remainders; fingerprint_bits must be 0 or 8, got " +
+              std::to_string(cfg.fingerprint_bits));
+    }
+    if (cfg.fingerprint_bits == 0 &&
+        !(cfg.target_fpr >= blocked_layout::kFprBound && cfg.target_fpr < 1.0)) {
+      invalid("a blocked filter's false-positive rate is fixed at about 0.2% (at most " +
+              std::to_string(blocked_layout::kFprBound) + "); target_fpr must be in [" +
+              std::to_string(blocked_layout::kFprBound) + ", 1), got " +
+              std::to_string(cfg.target_fpr) + " (use the plain filter for lower rates)");
+    }
+    return {blocked_block_count(cfg.capacity), blocked_layout::kRemainderBits,
+            blocked_layout::kSlotsPerBlock, false, true};
   }
   if (cfg.semi_sort && cfg.bucket_size != 4) {
     invalid("semi_sort needs bucket_size 4, got " + std::to_string(cfg.bucket_size));

@@ -60,6 +60,8 @@ double error_rate_bound(const Filter& filter) {
       }
     });
   }
+  // A blocked filter's rate is its format's (sizing.hpp, blocked_layout::kFprBound).
+  if (filter.blocked()) return blocked_layout::kFprBound;
   const double match = std::ldexp(1.0, -static_cast<int>(filter.fingerprint_bits()));
   return 1.0 - std::pow(1.0 - match, 2.0 * filter.bucket_size());
 }

@@ -128,6 +128,27 @@ expect_output 150000 "no false negatives after remove on a growable filter"
 "$CUCKOO" query grow.cf --count grow_first_half.txt > out
 [ "$(cat out)" -lt 1500 ] || fail "keys removed from a growable filter still found: $(cat out)"
 [ "$(info_field items grow.cf)" = 150000 ] || fail "items after remove: $(info_field items grow.cf)"
+# Blocked filters: create --blocked (format version 4), add, query, remove, info; a target below
+# the blocked format's rate and a combination with --grow are refused with status 2.
+expect_status 0 "create --blocked" -- "$CUCKOO" create blocked.cf --blocked --capacity 300000
+grep -q "created blocked.cf: blocked, capacity 300000" out || fail "create --blocked says: $(cat out)"
+expect_status 0 "add to a blocked filter" -- "$CUCKOO" add blocked.cf grow_all.txt
+expect_status 0 "query the blocked filter" -- "$CUCKOO" query blocked.cf --count grow_all.txt
+expect_output 300000 "every key added to the blocked filter found"
+"$CUCKOO" query blocked.cf --count others.txt > out
+[ "$(cat out)" -lt 7500 ] || fail "blocked filter: $(cat out) false positives of $N (its bound: 0.25% at capacity)"
+expect_status 0 "info of a blocked filter" -- "$CUCKOO" info blocked.cf
+grep -q "^blocked *yes" out || fail "info does not say blocked: $(head -c 400 out)"
+grep -q "format version 4\$" out || fail "a blocked filter is not format version 4: $(grep format out)"
+grep -q "^items *300000\$" out || fail "info items of the blocked filter: $(grep items out)"
+grep -q "^checksum *ok" out || fail "info checksum of a blocked filter: $(grep checksum out)"
+expect_status 0 "remove half from the blocked filter" -- "$CUCKOO" remove blocked.cf grow_first_half.txt
+expect_status 0 "the other half of the blocked filter is intact" -- "$CUCKOO" query blocked.cf --count grow_second_half.txt
+expect_output 150000 "no false negatives after remove on a blocked filter"
+expect_status 2 "--blocked with a target below its rate" -- "$CUCKOO" create b2.cf --blocked --capacity 10 --fpr 0.001
+expect_stderr_has "target_fpr must be in" "the refused --blocked target"
+expect_status 2 "--blocked with --grow" -- "$CUCKOO" create b3.cf --blocked --grow --capacity 10
+expect_stderr_has "cannot be combined" "--blocked with --grow"
 # Integer keys, bucket size 2 and a --bits below the growable minimum (raised to 11).
 expect_status 0 "create --grow u64" -- "$CUCKOO" create grow_ints.cf --grow --capacity 100 --bucket-size 2 --bits 8
 expect_status 0 "add --u64 to a growable filter" -- bash -c "seq 0 7 700000 | '$CUCKOO' add grow_ints.cf --u64"

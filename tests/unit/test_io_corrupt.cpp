@@ -43,14 +43,16 @@ TEST(CorruptFiles, HeaderFieldsAreCheckedAndNamed) {
   const Case cases[] = {
       {0, 0x0A0D4F4F4B4389ull ^ 1, true, "wrong magic"},
       {kOffVersion, 3, false, "version-3 file that is not an approximate map"},
-      {kOffVersion, 4, false, "unsupported format version 4"},
+      {kOffVersion, 5, false, "unsupported format version 5"},
+      {kOffVersion, 4, false, "version-4 file without the blocked flag"},
+      {kOffFlags, 4, false, "blocked flag in a version-1 file"},
       {kOffVersion, 2, false, "version-2 file without the growable flag"},
       {kOffFlags, 2, false, "growable flag in a version-1 file"},
       {kOffDoublings, 1, false, "reserved header bytes not zero"},
       {kOffVersion, 0, false, "unsupported format version 0"},
       {kOffKind, 7, false, "unknown filter kind 7"},
       {kOffHashId, 9, false, "unknown hash function id 9"},
-      {kOffFlags, 4, false, "unknown flags"},
+      {kOffFlags, 8, false, "unknown flags"},
       // A plain table relabelled semi-sorted: 4f − 4 bits per bucket instead of 4f, so the size
       // differs.
       {kOffFlags, 1, false, "does not match the parameters"},

@@ -1,8 +1,8 @@
 // cuckoo/blocked/blocked_filter.hpp — a cuckoo filter whose lookups read one cache line.
 //
 // The plain filter reads two buckets per lookup, two random cache lines on a large table; the
-// blocked Bloom filter reads one and so answers about twice as fast, but cannot delete. Here the
-// buckets are 64-byte blocks (pocket_block.hpp) and a key reads its second block only when its own
+// blocked Bloom filter reads one, but cannot delete. Here a key's items live in one 64-byte block
+// (pocket_block.hpp: 100 lists, up to 43 items) and a key reads its second block only when its own
 // block has given away items like it.
 //
 // Addressing. One 64-bit hash: the high 32 bits pick the key's block i1 among m (multiply-shift,
@@ -12,36 +12,42 @@
 // (H(v) − i1) mod m with H(v) odd, the plain filter's involution (addressing.hpp): an item can move
 // between its two blocks knowing only where it is and its value.
 //
-// The threshold rule. Each block keeps T (16 bits, initially above every value) with the invariant
+// The threshold rule. Each block keeps t (9 bits, in units of 64 values, initially above every
+// value) with the invariant
 //
-//     every item whose first block is B and whose value is below T_B is stored in B.
+//     every item whose first block is B and whose unit v / 64 is below t_B is stored in B.
 //
-// So a lookup reads list q of i1, and reads i2 only when it missed and v ≥ T_i1. An insert places
-// v in i1 when there is room; when i1 is full and v ≥ T_i1, in i2 when it has room; otherwise a
-// block that must take an item it has no room for gives away its largest item (slots are sorted,
-// it is the last one) to that item's other block and lowers its T to that item's value, keeping
-// the invariant (a block cannot tell its own keys' items from guests, so it lowers T for both; a
-// guest just goes back to its first block). The first block of a new key may give away the new
-// item itself when it is the largest. The moves form a kick walk as in the plain filter: after the
-// first four steps the item given away is one of the three largest, chosen at random, so two full
-// blocks cannot pass the same item back and forth; every step is logged and a walk that runs out
-// of kicks is undone, so a failed insert changes nothing. Thresholds never rise: an erase cannot
-// know whether a guest of another block still depends on them.
+// So a lookup reads list q of i1, and reads i2 only when it missed and v / 64 ≥ t_i1. An insert
+// places v in i1 when there is room; when i1 is full and v / 64 ≥ t_i1, in i2 when it has room;
+// otherwise a block that must take an item it has no room for gives away its largest item (slots
+// are sorted, it is the last one) to that item's other block and lowers its t to that item's unit,
+// keeping the invariant (a block cannot tell its own keys' items from guests, so it lowers t for
+// both; a guest just goes back to its first block). The first block of a new key may give away the
+// new item itself when it is the largest. The moves form a kick walk as in the plain filter, with a
+// one-step lookahead (of the five largest, the largest whose other block has room) and, after the
+// first four steps, a random choice among more and more of the largest, so that two full blocks
+// cannot pass the same item back and forth; every step is logged and a walk that runs out of kicks
+// is undone, so a failed insert changes nothing. Thresholds never rise: an erase cannot know
+// whether a guest of another block still depends on them.
 //
 // The arithmetic (tests/unit/test_blocked_*.cpp and bench/blocked_bench.cpp check it).
-//   Memory: 512 bits per block; sized for kDesignItemsPerBlock = 42.2 items (96.6% of the 44
-//   slots), 12.05 bits per item at capacity and 12.68 at 95% of it (the plain f = 12 filter: 12.8).
-//   False positives: a negative lookup matches each item of its list with probability 1/256; a
-//   list holds λ = n/100 items on average, so ε ≈ (1 + s)·n/25600 for n items per block and a
-//   fraction s of negative lookups reading a second block: 0.158% ·(1 + s) at 40.4 items per
-//   block (95% of capacity), 0.166% ·(1 + s) at capacity; the plain f = 12 filter at 95%: 0.186%.
-//   One line: a block receives Poisson(n) first-block items; the excess over 44 (and the guests
-//   that push it) is given away, and T falls to about the (excess + 1)-th largest value, so about
-//   excess/load of the block's keys read a second line. Measured at 95% of capacity on 2^22
-//   blocks: bench/blocked_bench.cpp and the README give the figures.
+//   Memory: 512 bits per block, sized for kDesignItemsPerBlock = 42.2 items (98.1% of the 43
+//   slots): 12.13 bits per item at capacity and 12.77 at 95% of it (the plain f = 12, b = 4
+//   filter: 12.8 at its capacity, 13.5 at 95% of it). Inserts first fail at 99.8% of the slots.
+//   False positives: a negative lookup matches each item of its list with probability 1/256, and
+//   a list holds n/100 items for n items per block. A share s of negative lookups also reads a
+//   second block, which holds the items given away by blocks like the first at about the same
+//   density as their own, so ε ≈ (n/25600)·(1 + 2s): 0.158%·(1 + 2·0.045) = 0.17% at 95% of
+//   capacity (40.1 items per block), measured 0.170%; the plain f = 12 filter at 95% of its
+//   capacity: 8·0.89/4095 = 0.17%. At capacity 0.21%, at the first failed insert 0.28%.
+//   One line: a block receives about Poisson(n) first-block items; the excess over 43, and the
+//   guests that arrive later, are given away, and t falls to about the unit of the (excess + 1)-th
+//   largest value, so about excess/n of the block's keys read a second line: s = 4.5% of
+//   negative and 4.3% of positive lookups at 95% of capacity, 15% / 11% at capacity.
 //
 // Template parameters:
-//   L     the ISA level of the header selects (BMI2's PDEP from kAvx2 on, else portable).
+//   L     the ISA level of the lookups (PDEP and a vector compare of the line from kAvx2 on,
+//         broadword arithmetic at kPortable); the bytes are the same at every level.
 //   Hash  a seeded 64-bit hasher (hash.hpp); XXH3 by default.
 #pragma once
 
@@ -54,6 +60,7 @@
 #include <vector>
 
 #include "cuckoo/addressing.hpp"
+#include "cuckoo/blocked/blocked_table.hpp"
 #include "cuckoo/blocked/pocket_block.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
@@ -67,12 +74,15 @@ namespace cuckoo {
 template <Isa L = kCompiledIsa, Hasher Hash = Xxh3Hasher>
 class BasicBlockedFilter {
  public:
+  using table_type = BlockedTable<L>;
   using hasher_type = Hash;
   static constexpr Isa kIsa = L;
-  static constexpr unsigned kSlotsPerBlock = detail::pocket::kSlots;
-  static constexpr std::size_t kBlockBytes = detail::pocket::kBlockBytes;
+  static constexpr unsigned kSlotsPerBlock = table_type::kSlotsPerBlock;
+  static constexpr std::size_t kBlockBytes = table_type::kBlockBytes;
   /// Items per block the filter is sized for (see the essay above).
-  static constexpr double kDesignItemsPerBlock = 42.2;
+  static constexpr double kDesignItemsPerBlock = blocked_layout::kDesignItemsPerBlock;
+  static_assert(blocked_layout::kSlotsPerBlock == kSlotsPerBlock &&
+                blocked_layout::kRemainderBits == table_type::kRemainderBits);
   /// Batch lookups hash and prefetch this many keys ahead (as BasicFilter::kPipelineDepth).
   static constexpr std::size_t kPipelineDepth = 64;
   static constexpr std::size_t kWritePipelineDepth = 16;
@@ -80,19 +90,12 @@ class BasicBlockedFilter {
   /// many keys later, so the rare second read does not stall the pipeline.
   static constexpr std::size_t kSecondReadDelay = 16;
 
-  /// Blocks for `capacity` items: even, at least 2.
-  static std::uint64_t blocks_for(std::size_t capacity) {
-    const double blocks = std::ceil(static_cast<double>(capacity) / kDesignItemsPerBlock);
-    if (!(blocks <= static_cast<double>(kMaxBucketCount))) {
-      detail::invalid("capacity " + std::to_string(capacity) + " needs more than 2^32 blocks");
-    }
-    auto count = static_cast<std::uint64_t>(blocks);
-    count += count & 1;
-    return count < 2 ? 2 : count;
-  }
+  /// Blocks for `capacity` items: even, at least 2 (sizing.hpp).
+  static std::uint64_t blocks_for(std::size_t capacity) { return blocked_block_count(capacity); }
 
-  /// Sized from cfg.capacity; uses its max_kicks and seed. Throws std::invalid_argument on a bad
-  /// Config.
+  /// Sized from cfg.capacity; uses its max_kicks and seed (its fingerprint settings do not apply:
+  /// the facade, Config::blocked, checks target_fpr against the format's rate). Throws
+  /// std::invalid_argument on a bad capacity or max_kicks.
   explicit BasicBlockedFilter(const Config& cfg = {})
       : BasicBlockedFilter(blocks_for(checked_capacity(cfg)), cfg.capacity, cfg.max_kicks,
                            cfg.seed) {}
@@ -100,15 +103,32 @@ class BasicBlockedFilter {
   /// An empty filter of exactly `block_count` blocks (even, 2..2^32).
   BasicBlockedFilter(std::uint64_t block_count, std::size_t capacity, unsigned max_kicks,
                      std::uint64_t seed)
-      : blocks_(checked_blocks(block_count) * kBlockBytes),
-        addressing_(block_count, 1),
+      : BasicBlockedFilter(table_type(block_count), capacity, max_kicks, seed) {}
+  /// The same over table storage it does not own (a memory-mapped file, which must outlive it).
+  BasicBlockedFilter(std::uint64_t block_count, std::size_t capacity, unsigned max_kicks,
+                     std::uint64_t seed, detail::ExternalStorage storage)
+      : BasicBlockedFilter(table_type(block_count, storage), capacity, max_kicks, seed) {}
+  /// From a Layout (blocked, as plan() gives it), as the facade and the loaders build filters.
+  BasicBlockedFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                     std::uint64_t seed)
+      : BasicBlockedFilter(layout.bucket_count, capacity, max_kicks, seed) {}
+  BasicBlockedFilter(const Layout& layout, std::size_t capacity, unsigned max_kicks,
+                     std::uint64_t seed, detail::ExternalStorage storage)
+      : BasicBlockedFilter(layout.bucket_count, capacity, max_kicks, seed, storage) {}
+
+ private:
+  BasicBlockedFilter(table_type&& table, std::size_t capacity, unsigned max_kicks,
+                     std::uint64_t seed)
+      : table_(std::move(table)),
+        addressing_(table_.block_count(), 1),
         hasher_(seed),
         rng_(seed ^ kKickStreamTweak),
         seed_(seed),
         capacity_(capacity),
         max_kicks_(max_kicks),
-        walk_(max_kicks) {}
+        walk_(checked_kicks(max_kicks)) {}
 
+ public:
   // ---- Single-key operations -----------------------------------------------------------------
 
   template <Key K>
@@ -244,17 +264,48 @@ class BasicBlockedFilter {
   double load_factor() const noexcept {
     return static_cast<double>(size_) / static_cast<double>(slot_count());
   }
-  std::size_t memory_bytes() const noexcept { return blocks_.size(); }
+  std::size_t memory_bytes() const noexcept { return table_.memory_bytes(); }
+  /// As a Layout: blocks as buckets of 43 slots, 8-bit remainders as the fingerprint width.
+  std::uint64_t bucket_count() const noexcept { return block_count(); }
+  unsigned bucket_size() const noexcept { return kSlotsPerBlock; }
+  unsigned fingerprint_bits() const noexcept { return table_type::kRemainderBits; }
+  Layout layout() const noexcept {
+    return {block_count(), fingerprint_bits(), kSlotsPerBlock, false, true};
+  }
   std::uint64_t seed() const noexcept { return seed_; }
   unsigned max_kicks() const noexcept { return max_kicks_; }
   const Hash& hasher() const noexcept { return hasher_; }
   /// The raw blocks, kBlockBytes each (for tests and files).
-  std::span<const std::byte> bytes() const noexcept { return {blocks_.data(), blocks_.size()}; }
+  std::span<const std::byte> bytes() const noexcept { return table_.bytes(); }
+  const table_type& table() const noexcept { return table_; }
 
   void clear() noexcept {
-    blocks_.zero();  // a zeroed block is an empty one with no threshold
+    table_.clear();  // a zeroed block is an empty one with no threshold
     size_ = 0;
   }
+
+  /// The essay's model of the false-positive rate: (items per block / 25600) · (1 + 2s), s the
+  /// share of values at or above their block's threshold (a miss there reads the second block,
+  /// which holds the items given away at about the same density). One pass over the thresholds;
+  /// measured rates agree within a few percent (tests/unit/test_blocked_filter.cpp has the exact
+  /// rate).
+  double expected_fpr() const noexcept {
+    namespace pocket = detail::pocket;
+    constexpr unsigned kUnits = pocket::kValues >> pocket::kThresholdUnitBits;
+    std::uint64_t above = 0;
+    for (std::uint64_t b = 0; b < block_count(); ++b)
+      above += kUnits - std::min(pocket::threshold(block(b)), kUnits);
+    const double blocks = static_cast<double>(block_count());
+    const double second = static_cast<double>(above) / (blocks * kUnits);
+    return static_cast<double>(size_) / (blocks * pocket::kValues) * (1 + 2 * second);
+  }
+
+  /// For loaders: the table's storage and the item count it holds. The caller vouches for both
+  /// (see counted_size).
+  table_type& mutable_table() noexcept { return table_; }
+  void set_size_unchecked(std::size_t size) noexcept { size_ = size; }
+  /// The items the blocks hold, counted (a loader compares it with size()).
+  std::size_t counted_size() const noexcept { return table_.item_count(); }
 
   void reseed_kick_walk(std::uint64_t state) noexcept { rng_ = detail::SplitMix64(state); }
 
@@ -294,10 +345,12 @@ class BasicBlockedFilter {
     }
     return cfg.capacity;
   }
-  static std::size_t checked_blocks(std::uint64_t count) {
-    if (count < 2 || (count & 1) != 0 || count > kMaxBucketCount)
-      detail::invalid("block count must be even and in 2..2^32, got " + std::to_string(count));
-    return static_cast<std::size_t>(count);
+  static unsigned checked_kicks(unsigned max_kicks) {
+    if (max_kicks > defaults::kMaxKicksLimit) {
+      detail::invalid("max_kicks must be at most " + std::to_string(defaults::kMaxKicksLimit) +
+                      ", got " + std::to_string(max_kicks));
+    }
+    return max_kicks;
   }
 
   Probe probe_of(std::uint64_t hash) const noexcept {
@@ -311,10 +364,8 @@ class BasicBlockedFilter {
   }
   std::uint64_t alternate(const Probe& p) const noexcept { return alternate(p.block, p.value); }
 
-  const std::byte* block(std::uint64_t b) const noexcept {
-    return blocks_.data() + b * kBlockBytes;
-  }
-  std::byte* block(std::uint64_t b) noexcept { return blocks_.data() + b * kBlockBytes; }
+  const std::byte* block(std::uint64_t b) const noexcept { return table_.block(b); }
+  std::byte* block(std::uint64_t b) noexcept { return table_.block(b); }
 
   static bool has_room(const std::byte* b) noexcept {
     return detail::pocket::size(b) < kSlotsPerBlock;
@@ -443,7 +494,7 @@ class BasicBlockedFilter {
     }
   }
 
-  detail::AlignedBuffer blocks_;
+  table_type table_;
   Addressing addressing_;
   Hash hasher_;
   detail::SplitMix64 rng_;

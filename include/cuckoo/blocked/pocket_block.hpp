@@ -48,6 +48,20 @@
 #include <immintrin.h>
 #endif
 
+// The BMI/BMI2 and AVX-512BW functions below: forced inline where the translation unit's flags
+// enable exactly what they use, otherwise compiled for their level (as isa.hpp's macros do; a TU
+// built with -mavx2 alone has AVX2 but not BMI2, one with -mavx512f not AVX-512BW).
+#if defined(__AVX2__) && defined(__BMI__) && defined(__BMI2__)
+#define CUCKOO_POCKET_BMI_FN CUCKOO_HOT
+#elif CUCKOO_HAS_X86_VECTOR_PATHS
+#define CUCKOO_POCKET_BMI_FN [[CUCKOO_TARGET_AVX2]] inline
+#endif
+#if defined(__AVX512BW__) && defined(__AVX512F__) && defined(__AVX2__) && defined(__BMI2__)
+#define CUCKOO_POCKET_AVX512_FN CUCKOO_HOT
+#elif CUCKOO_HAS_X86_VECTOR_PATHS
+#define CUCKOO_POCKET_AVX512_FN [[CUCKOO_TARGET_AVX512]] inline
+#endif
+
 namespace cuckoo::detail::pocket {
 
 inline constexpr std::size_t kBlockBytes = 64;
@@ -187,11 +201,11 @@ inline constexpr auto kSelectInByte = [] {
 
 #if CUCKOO_HAS_X86_VECTOR_PATHS
 /// Set bits k and k + 1 of x, as a word holding just those (PDEP).
-CUCKOO_AVX2_FN std::uint64_t two_bits_bmi2(std::uint64_t x, unsigned k) noexcept {
+CUCKOO_POCKET_BMI_FN std::uint64_t two_bits_bmi2(std::uint64_t x, unsigned k) noexcept {
   return _pdep_u64(std::uint64_t{3} << k, x);
 }
 /// Trailing zeros, 64 for 0, without the branch std::countr_zero may compile to.
-CUCKOO_AVX2_FN unsigned trailing_zeros_bmi(std::uint64_t x) noexcept {
+CUCKOO_POCKET_BMI_FN unsigned trailing_zeros_bmi(std::uint64_t x) noexcept {
   return static_cast<unsigned>(_tzcnt_u64(x));
 }
 #endif
@@ -286,7 +300,7 @@ template <Isa L>
 
 #if CUCKOO_HAS_X86_VECTOR_PATHS
 /// Bit s set where slot s holds remainder r (bits 43.. are header bytes; masked by the caller).
-CUCKOO_AVX2_FN std::uint64_t equal_slots_avx2(const std::byte* block, unsigned r) noexcept {
+CUCKOO_POCKET_BMI_FN std::uint64_t equal_slots_avx2(const std::byte* block, unsigned r) noexcept {
   const __m256i needle = _mm256_set1_epi8(static_cast<char>(r));
   const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
   const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
@@ -294,13 +308,14 @@ CUCKOO_AVX2_FN std::uint64_t equal_slots_avx2(const std::byte* block, unsigned r
   const auto mhi = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)));
   return ((std::uint64_t{mhi} << 32) | mlo) >> kFirstRemainderByte;
 }
-CUCKOO_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block, unsigned r) noexcept {
+CUCKOO_POCKET_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block,
+                                                         unsigned r) noexcept {
   return _mm512_cmpeq_epi8_mask(_mm512_loadu_si512(block),
                                 _mm512_set1_epi8(static_cast<char>(r))) >>
          kFirstRemainderByte;
 }
 /// Whether bits [begin, begin + length) of `equal` hold a set bit.
-CUCKOO_AVX2_FN bool any_in(std::uint64_t equal, unsigned begin, unsigned length) noexcept {
+CUCKOO_POCKET_BMI_FN bool any_in(std::uint64_t equal, unsigned begin, unsigned length) noexcept {
   return _bzhi_u64(equal >> begin, length) != 0;
 }
 #endif
@@ -326,7 +341,10 @@ template <Isa L>
   // 8 bytes from the list's first slot, read from at most byte 56 so as not to leave the line.
   const unsigned first = static_cast<unsigned>(kFirstRemainderByte) + span.begin;
   const unsigned at = first < kBlockBytes - 8 ? first : static_cast<unsigned>(kBlockBytes - 8);
-  const std::uint64_t x = (load64(block + at) >> (8 * (first - at))) ^ (r * 0x0101010101010101ull);
+  // An empty list after a full block's last item starts at byte 64: shift = 64, nothing to read.
+  const unsigned shift = 8 * (first - at);
+  const std::uint64_t word = shift < 64 ? load64(block + at) >> shift : 0;
+  const std::uint64_t x = word ^ (r * 0x0101010101010101ull);
   return (zero_bytes(x) & low_bytes(span.length)) != 0;
 }
 

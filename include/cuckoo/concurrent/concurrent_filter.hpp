@@ -77,6 +77,7 @@ inline const Filter& fixed_filter(const Filter& filter) {
 }
 
 inline const Layout& plain_layout(const Layout& layout) {
+  if (layout.blocked) invalid("blocked: ConcurrentFilter supports plain tables only");
   if (layout.semi_sort) {
     invalid("semi_sort: ConcurrentFilter supports plain tables only (see concurrent_filter.hpp)");
   }

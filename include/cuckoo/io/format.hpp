@@ -1,4 +1,4 @@
-// cuckoo/io/format.hpp — the filter file header (format versions 1, 2 and 3): encoding and
+// cuckoo/io/format.hpp — the filter file header (format versions 1 to 4): encoding and
 // validation.
 //
 // The byte layout is documented in docs/FORMAT.md; in short, all integers little-endian:
@@ -14,7 +14,9 @@
 // Fixed filters are written as version 1, exactly as before; growable filters as version 2, with
 // the growable flag, f = the base width, the bucket count of both sides and the starting capacity.
 // Approximate maps (map/approximate_map.hpp) are version 3, kind 2: a version-1 table followed by
-// the value array, with the value width w in the header.
+// the value array, with the value width w in the header. Blocked filters (blocked/) are version 4
+// with the blocked flag: f = 8 (remainder bits), b = 43 (items per block), the block count as the
+// bucket count, and the 64-byte blocks as the table.
 //
 // Everything here treats the header as untrusted input: decode_header() refuses, with a
 // format_error naming the field, any value the loader could not safely act on, so that by the time
@@ -52,6 +54,8 @@ inline constexpr std::uint32_t kFormatVersion = 1;
 inline constexpr std::uint32_t kGrowableFormatVersion = 2;
 /// The version of approximate maps' files (kind kKindApproximateMap).
 inline constexpr std::uint32_t kApproximateMapFormatVersion = 3;
+/// The version of blocked filters' files (flag kFlagBlocked).
+inline constexpr std::uint32_t kBlockedFormatVersion = 4;
 inline constexpr std::uint32_t kKindCuckoo = 1;
 /// A cuckoo filter whose slots carry values (cuckoo::ApproximateMap), in version-3 files.
 inline constexpr std::uint32_t kKindApproximateMap = 2;
@@ -59,6 +63,7 @@ inline constexpr std::uint32_t kKindApproximateMap = 2;
 inline constexpr std::uint32_t kMaxValueBytes = 256;
 inline constexpr std::uint32_t kFlagSemiSorted = 1;
 inline constexpr std::uint32_t kFlagGrowable = 2;
+inline constexpr std::uint32_t kFlagBlocked = 4;
 /// Bytes of one stash entry in a version-2 file.
 inline constexpr std::size_t kStashEntryBytes = 16;
 /// Largest bucket count of a growable filter's file (both sides): 2^40, far past any memory.
@@ -149,7 +154,8 @@ inline std::array<std::byte, kHeaderBytes> encode_header(const FileHeader& heade
   store_u32(p + kOffBits, header.layout.fingerprint_bits);
   store_u32(p + kOffBucketSize, header.layout.bucket_size);
   store_u32(p + kOffFlags, (header.layout.semi_sort ? kFlagSemiSorted : 0) |
-                               (header.growable ? kFlagGrowable : 0));
+                               (header.growable ? kFlagGrowable : 0) |
+                               (header.layout.blocked ? kFlagBlocked : 0));
   store_u32(p + kOffMaxKicks, header.max_kicks);
   store_u64(p + kOffBucketCount, header.layout.bucket_count);
   store_u64(p + kOffSeed, header.seed);
@@ -186,10 +192,11 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   FileHeader h;
   h.version = load_u32(p + kOffVersion);
   if (h.version != kFormatVersion && h.version != kGrowableFormatVersion &&
-      h.version != kApproximateMapFormatVersion) {
+      h.version != kApproximateMapFormatVersion && h.version != kBlockedFormatVersion) {
     refuse("unsupported format version " + std::to_string(h.version) + " (this library reads " +
-           std::to_string(kFormatVersion) + ", " + std::to_string(kGrowableFormatVersion) +
-           " and " + std::to_string(kApproximateMapFormatVersion) + ")");
+           std::to_string(kFormatVersion) + ", " + std::to_string(kGrowableFormatVersion) + ", " +
+           std::to_string(kApproximateMapFormatVersion) + " and " +
+           std::to_string(kBlockedFormatVersion) + ")");
   }
   h.kind = load_u32(p + kOffKind);
   if (h.kind != kKindCuckoo && h.kind != kKindApproximateMap) {
@@ -204,8 +211,13 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
     refuse("unknown hash function id " + std::to_string(h.hash_id));
   }
   const std::uint32_t flags = load_u32(p + kOffFlags);
-  if ((flags & ~(kFlagSemiSorted | kFlagGrowable)) != 0) {
+  if ((flags & ~(kFlagSemiSorted | kFlagGrowable | kFlagBlocked)) != 0) {
     refuse("unknown flags " + std::to_string(flags));
+  }
+  h.layout.blocked = (flags & kFlagBlocked) != 0;
+  if (h.layout.blocked != (h.version == kBlockedFormatVersion)) {
+    refuse(h.layout.blocked ? "blocked flag in a version-" + std::to_string(h.version) + " file"
+                            : "version-4 file without the blocked flag");
   }
   h.growable = (flags & kFlagGrowable) != 0;
   if (h.growable != (h.version == kGrowableFormatVersion)) {
@@ -232,7 +244,15 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   const std::uint32_t bucket_size = load_u32(p + kOffBucketSize);
   h.layout.bucket_count = load_u64(p + kOffBucketCount);
   h.layout.semi_sort = (flags & kFlagSemiSorted) != 0;
-  if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8) {
+  if (h.layout.blocked) {
+    if (h.layout.semi_sort || h.growable) refuse("a blocked filter cannot be semi-sorted or grow");
+    if (bucket_size != blocked_layout::kSlotsPerBlock || bits != blocked_layout::kRemainderBits) {
+      refuse("blocked filter with " + std::to_string(bucket_size) + " slots per block and " +
+             std::to_string(bits) + "-bit remainders (this library's blocks hold " +
+             std::to_string(blocked_layout::kSlotsPerBlock) + " items of " +
+             std::to_string(blocked_layout::kRemainderBits) + " bits)");
+    }
+  } else if (bucket_size != 2 && bucket_size != 4 && bucket_size != 8) {
     refuse("bucket size " + std::to_string(bucket_size) + " out of range (2, 4 or 8)");
   }
   if (bits < defaults::kMinFingerprintBits || bits > defaults::kMaxFingerprintBits) {

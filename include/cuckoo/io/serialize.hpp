@@ -84,6 +84,9 @@ inline std::size_t table_bytes_for_layout(const Layout& layout) noexcept {
 template <std::size_t I = 0>
 bool table_views_external(const Layout& layout) noexcept {
   using cuckoo::detail::FilterVariant;
+  if constexpr (I == 0) {
+    if (layout.blocked) return true;
+  }
   if constexpr (I == cuckoo::detail::kFirstGrowable) {
     return false;
   } else {
@@ -113,6 +116,7 @@ inline FileHeader header_of(const Filter& filter) {
       header.capacity = f.initial_capacity();
     }
   });
+  if (header.layout.blocked) header.version = kBlockedFormatVersion;
   return header;
 }
 
@@ -196,6 +200,15 @@ inline void check_table_encoding(const Filter& filter) {
     }
   });
   if (!valid) io::detail::refuse("table contents are not a valid encoding");
+  // Tables that can count their items (blocked): the header's item count must be that count.
+  filter.visit([](const auto& f) {
+    if constexpr (requires { f.counted_size(); }) {
+      if (f.counted_size() != f.size()) {
+        io::detail::refuse("item count " + std::to_string(f.size()) + " but the table holds " +
+                           std::to_string(f.counted_size()));
+      }
+    }
+  });
 }
 
 /// Reads a whole filter through `read(std::span<std::byte>) -> bytes read` (short only at the

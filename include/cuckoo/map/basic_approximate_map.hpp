@@ -72,6 +72,7 @@ namespace detail {
 inline Layout approximate_map_layout(const Config& cfg) {
   if (cfg.growable) invalid("an approximate map cannot be growable");
   if (cfg.semi_sort) invalid("an approximate map cannot be semi-sorted");
+  if (cfg.blocked) invalid("an approximate map cannot be blocked (yet)");
   return plan(cfg);
 }
 }  // namespace detail
