@@ -19,6 +19,7 @@
 #include "cuckoo/blocked/pocket_block.hpp"
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/isa_levels.hpp"
 
 namespace {
 
@@ -111,14 +112,7 @@ Block encode(const std::vector<unsigned>& sorted, unsigned t) {
   return block;
 }
 
-/// Calls f(std::integral_constant<Isa, L>{}) for every level this CPU can run.
-template <class F>
-void for_each_runnable_level(F&& f) {
-  f(std::integral_constant<Isa, Isa::kPortable>{});
-  const Isa cpu = cuckoo::detail::detect_cpu_isa();
-  if (cpu >= Isa::kAvx2) f(std::integral_constant<Isa, Isa::kAvx2>{});
-  if (cpu >= Isa::kAvx512) f(std::integral_constant<Isa, Isa::kAvx512>{});
-}
+using cuckoo::test::for_each_runnable_level;
 
 unsigned multiplicity(const std::vector<unsigned>& sorted, unsigned v) {
   const auto range = std::equal_range(sorted.begin(), sorted.end(), v);

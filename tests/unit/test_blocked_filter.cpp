@@ -20,6 +20,7 @@
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "support/isa_levels.hpp"
 #include "support/test_support.hpp"
 
 namespace {
@@ -33,14 +34,7 @@ constexpr unsigned kValueCount = 25600;  // 100 lists × 256 remainders
 /// Copies of one key a filter holds: both its blocks full of it.
 constexpr std::size_t kCopies = 2 * kSlotsPerBlock;
 
-/// Calls f(std::integral_constant<Isa, L>{}) for every level this CPU can run.
-template <class F>
-void for_each_runnable_level(F&& f) {
-  f(std::integral_constant<Isa, Isa::kPortable>{});
-  const Isa cpu = cuckoo::detail::detect_cpu_isa();
-  if (cpu >= Isa::kAvx2) f(std::integral_constant<Isa, Isa::kAvx2>{});
-  if (cpu >= Isa::kAvx512) f(std::integral_constant<Isa, Isa::kAvx512>{});
-}
+using cuckoo::test::for_each_runnable_level;
 
 template <class Filter>
 std::vector<std::byte> bytes_of(const Filter& filter) {
