@@ -405,10 +405,8 @@ inline void adjust_counts(Tail& t, unsigned q, int delta) noexcept {
     t.counts[g - 1] = static_cast<unsigned>(static_cast<int>(t.counts[g - 1]) + delta);
 }
 
-/// Adds v to a block with fewer than kSlots items, in its sorted place.
-inline void add(std::byte* block, unsigned v) noexcept {
-  Tail t = load_tail(block);
-  const unsigned n = item_count(t);
+/// Adds v in its sorted place to a block whose tail t (n items, n < kSlots) was just loaded.
+inline void add_loaded(std::byte* block, Tail t, unsigned n, unsigned v) noexcept {
   const unsigned q = list_of(v), r = remainder_of(v);
   const Span span = list_span_wide(t, q);
   unsigned slot = span.begin;
@@ -419,6 +417,22 @@ inline void add(std::byte* block, unsigned v) noexcept {
   t = insert_one(t, slot + q);
   adjust_counts(t, q, +1);
   store_tail(block, t);
+}
+
+/// Adds v to a block with fewer than kSlots items, in its sorted place.
+inline void add(std::byte* block, unsigned v) noexcept {
+  const Tail t = load_tail(block);
+  add_loaded(block, t, item_count(t), v);
+}
+
+/// Adds v if the block has room (one read of its header for the test and the change); false,
+/// changing nothing, if it is full.
+inline bool try_add(std::byte* block, unsigned v) noexcept {
+  const Tail t = load_tail(block);
+  const unsigned n = item_count(t);
+  if (n >= kSlots) return false;
+  add_loaded(block, t, n, v);
+  return true;
 }
 
 /// Removes one copy of v; false if the block has none.
