@@ -103,7 +103,8 @@ mutation-check: deps
 	  "both:-DCUCKOO_TEST_MUTATION_NO_VALIDATION -DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY"; do \
 	  name=$${variant%%:*}; flags=$${variant#*:}; dir=$(BUILD)/mutation-$$name; \
 	  cmake -S . -B $$dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
-	    -DCUCKOO_BUILD_TOOLS=OFF "-DCMAKE_CXX_FLAGS=-DCUCKOO_TEST_RACE_WINDOW=200 $$flags" >/dev/null \
+	    -DCUCKOO_BUILD_TOOLS=OFF -DCUCKOO_BUILD_PYTHON=OFF -DCUCKOO_BUILD_REDIS=OFF \
+	    "-DCMAKE_CXX_FLAGS=-DCUCKOO_TEST_RACE_WINDOW=200 $$flags" >/dev/null \
 	    && cmake --build $$dir -j $(JOBS) --target cuckoo_concurrent_tests cuckoo_stress_checked \
 	    >/dev/null || exit 1; \
 	  echo "== $$name ($$flags)"; \

@@ -25,6 +25,16 @@
 // the bits it then shifts in lie above the bucket and are masked off. The choice of w' is a
 // select on the address, not a branch, so an unpredictable offset pattern costs nothing.
 //
+// Lookups (contains_pair) read a bucket that fits one 8-byte window from its first byte (b·f ≤ 57,
+// or b·f ≤ 64 on a byte boundary: f = 12, b = 4 among them) with ONE load instead: 8 bytes from
+// that byte, unaligned, as PackedTable does, through GCC's __atomic_load_n (an atomic access to
+// the compiler and to ThreadSanitizer, which checks it against the writers' aligned word stores;
+// UBSan does not object to its alignment). x86 makes such a load single-copy atomic only when it
+// stays inside one cache line, so it may tear like the two-word window; lookups validate every
+// read, which discards torn ones. Why: in a single-key loop on a 192 MiB table every load that
+// waits on a lookup's lines costs far more than its cycle (one load per bucket instead of two,
+// same hash and compare, no validation: 67 -> 43 ns per key, /tmp harness in the issue 13 note).
+//
 // Compare. As in PackedTable: groups of g lanes (g the largest power of two ≤ b with g·f ≤ 64;
 // the whole bucket for f ≤ 16 at b = 4) are tested with the SWAR zero-lane test, both buckets of a
 // lookup before either result is used.
@@ -148,6 +158,13 @@ class AtomicPackedTable {
   CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
                                 std::uint32_t value) const noexcept {
     const std::uint64_t pattern = value * ones_;
+    if (bucket_fits_one_load()) {
+      const unsigned width = kSlots * fingerprint_bits();
+      const std::uint64_t x1 = (load_bucket_window(b1 * width) & group_mask(width)) ^ pattern;
+      CUCKOO_WIDEN_RACE_WINDOW();
+      const std::uint64_t x2 = (load_bucket_window(b2 * width) & group_mask(width)) ^ pattern;
+      return ((((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2)) & highs_) != 0;
+    }
     if (group() == kSlots) {
       // Both buckets' word addresses first, from one read of the base pointer: after an atomic
       // load the compiler would otherwise reload it for the next.
@@ -262,6 +279,22 @@ class AtomicPackedTable {
         std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(base[at.second]))
             .load(std::memory_order_acquire));
     return (lo >> at.shift) | ((hi << 1) << (63 - at.shift));
+  }
+  /// Whether every bucket lies in the 8 bytes from its first byte (see the top): b·f ≤ 57, or
+  /// b·f ≤ 64 with every bucket on a byte boundary.
+  bool bucket_fits_one_load() const noexcept {
+    const auto fits = [](unsigned width) { return width <= 57 || (width <= 64 && width % 8 == 0); };
+    if constexpr (kFixedBits != 0) {
+      return fits(kSlots * kFixedBits);
+    } else {
+      return fits(kSlots * bits_);
+    }
+  }
+  /// The 64 bits from bit `bit`, by one unaligned atomic load of the 8 bytes from its byte
+  /// (the buffer's tail word keeps it inside the buffer for every bucket).
+  CUCKOO_HOT std::uint64_t load_bucket_window(std::uint64_t bit) const noexcept {
+    const auto* at = reinterpret_cast<const std::uint64_t*>(buffer_.data() + (bit >> 3));
+    return detail::little_endian(__atomic_load_n(at, __ATOMIC_ACQUIRE)) >> (bit & 7);
   }
   const std::uint64_t* words() const noexcept {
     return std::launder(reinterpret_cast<const std::uint64_t*>(buffer_.data()));
