@@ -236,6 +236,13 @@ class AtomicPackedTable {
   CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_bucket<3>(bucket); }
   /// The same into L2 only, for lookups (see BasicFilter::kPipelineDepth).
   CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+    if (bucket_fits_one_load()) {
+      // The lines of the 8 bytes contains_pair reads, which reach past the bucket's last word
+      // for 1 bucket in 32 at f = 12, b = 4 (unprefetched, that read made batches 1.36x slower).
+      const std::byte* first = buffer_.data() + (bucket * kSlots * fingerprint_bits() >> 3);
+      prefetch_lines<2>(first, first + sizeof(std::uint64_t) - 1);
+      return;
+    }
     prefetch_bucket<2>(bucket);
   }
 
@@ -365,6 +372,11 @@ class AtomicPackedTable {
     const std::byte* first = buffer_.data() + (bit >> 6) * sizeof(std::uint64_t);
     const std::byte* last =
         buffer_.data() + ((bit + kSlots * fingerprint_bits() - 1) >> 6) * sizeof(std::uint64_t);
+    prefetch_lines<kLocality>(first, last);
+  }
+  /// The line of `first`, and the line of `last` when it is another.
+  template <int kLocality>
+  CUCKOO_HOT static void prefetch_lines(const std::byte* first, const std::byte* last) noexcept {
     __builtin_prefetch(first, 0, kLocality);
     if ((reinterpret_cast<std::uintptr_t>(first) ^ reinterpret_cast<std::uintptr_t>(last)) >=
         detail::kCacheLine) {
