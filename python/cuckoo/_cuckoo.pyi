@@ -65,7 +65,7 @@ class CuckooFilter(_Filter):
     def __init__(
         self,
         capacity: int = ...,
-        error_rate: float = 0.001,
+        error_rate: float | None = None,
         *,
         bucket_size: int = 4,
         fingerprint_bits: int | None = None,
@@ -73,7 +73,9 @@ class CuckooFilter(_Filter):
         seed: int | None = None,
         growable: bool = False,
         max_kicks: int = 500,
-    ) -> None: ...
+        blocked: bool = False,
+    ) -> None:
+        """error_rate=None is 0.001, or 0.0025 (the blocked format's rate) with blocked=True."""
     def clear(self) -> None:
         """Removes every item; the shape and the seed stay."""
     def discard(self, key: Key) -> bool:
@@ -124,6 +126,8 @@ class CuckooFilter(_Filter):
     def load_factor(self) -> float: ...
     @property
     def max_kicks(self) -> int: ...
+    @property
+    def blocked(self) -> bool: ...
     @property
     def growable(self) -> bool: ...
     @property
