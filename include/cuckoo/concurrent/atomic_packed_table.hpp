@@ -9,14 +9,14 @@
 // Why words, not PackedTable's unaligned 8-byte loads and stores: a packed bucket shares bytes
 // with its neighbours, and PackedTable writes a bucket by loading 8 bytes, changing some bits and
 // storing the 8 bytes back; two threads doing that to neighbouring buckets at once would undo each
-// other's change, and C++ gives no atomicity to an unaligned access (nor could ThreadSanitizer
-// check one). Here the table is read and written only as aligned 64-bit words through
-// std::atomic_ref, and writers are kept off each other's words: buckets are owned in groups of
-// 2^group_shift() consecutive buckets, the fewest whose bits fill whole words (b·f = 48: 4 buckets
-// in 3 words; b·f = 64: 1 bucket in 1 word; never more than 32 buckets), and a group's words hold
-// no other group's bits. A writer that holds a group (its stripe, striped_versions.hpp) changes an
-// entry with a plain atomic load and store of each word the entry touches; no locked
-// read-modify-write is needed, and none is paid for on x86.
+// other's change, and C++ gives no atomicity to an unaligned write (nor could ThreadSanitizer
+// check a plain one). Here the table is written only as aligned 64-bit words through
+// std::atomic_ref (and read so, but for lookups: below), and writers are kept off each other's
+// words: buckets are owned in groups of 2^group_shift() consecutive buckets, the fewest whose bits
+// fill whole words (b·f = 48: 4 buckets in 3 words; b·f = 64: 1 bucket in 1 word; never more than
+// 32 buckets), and a group's words hold no other group's bits. A writer that holds a group (its
+// stripe, striped_versions.hpp) changes an entry with a plain atomic load and store of each word
+// the entry touches; no locked read-modify-write is needed, and none is paid for on x86.
 //
 // A bucket (or a group of lanes, see below) is read as a 64-bit window at any bit offset s of
 // word w: (W[w] >> s) | (W[w'] << (64 − s)), where w' = w + 1 if the window runs past word w and
@@ -33,7 +33,7 @@
 // stays inside one cache line, so it may tear like the two-word window; lookups validate every
 // read, which discards torn ones. Why: in a single-key loop on a 192 MiB table every load that
 // waits on a lookup's lines costs far more than its cycle (one load per bucket instead of two,
-// same hash and compare, no validation: 67 -> 43 ns per key, /tmp harness in the issue 13 note).
+// same hash and compare, no validation: 67 -> 43 ns per key; README, Performance, Concurrency).
 //
 // Compare. As in PackedTable: groups of g lanes (g the largest power of two ≤ b with g·f ≤ 64;
 // the whole bucket for f ≤ 16 at b = 4) are tested with the SWAR zero-lane test, both buckets of a
