@@ -95,6 +95,10 @@
 #include "cuckoo/sizing.hpp"
 #include "cuckoo/table/packed_table.hpp"
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 namespace cuckoo {
 
 namespace growth {
@@ -532,11 +536,67 @@ class BasicGrowableFilter {
     // Both buckets, without a branch between them: their loads overlap.
     // The only branch is on the stash being empty, which is predictable; a branch on the answer
     // (an ||) was mispredicted on every mixed stream and cost a quarter of the lookup.
-    bool hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
+    bool hit;
+#if defined(__AVX2__)
+    if (kSlots == 4 && slot_bits_ <= kVectorSlotBits) {
+      hit = pair_matches_avx2(p);
+    } else {
+      hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
+    }
+#else
+    hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
+#endif
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
     return hit;
   }
+#if defined(__AVX2__)
+  // The lookup's compare in vector lanes, for b = 4 and slots of at most 30 bits, so that a
+  // bucket lies in the 16 bytes from its first byte. Why: in a single-key loop every instruction
+  // that waits for a lookup's lines holds the core's window, and the scalar compare spends about
+  // eight per slot (load, shift, mask, lowest bit, xor, compare, or) on eight slots; here the four
+  // slots of a bucket are cut out of its two 8-byte words at once (the shift counts depend on the
+  // hash only) and matched as `matches` does, lane by lane. Measured in a single-key loop over a
+  // 120 MB growable table at 95%: 122 -> 65 ns per key (README, "Filters that grow"). Exactly the
+  // scalar answer: tests/unit/test_growable_vector.cpp compares it with count() (scalar) in a
+  // build with AVX2.
+  static constexpr unsigned kVectorSlotBits = 30;  // 7 bits of offset + 4 slots <= 128 bits
+
+  bool pair_matches_avx2(const Probe& p) const noexcept {
+    const long long w = slot_bits_;
+    const std::uint64_t bit1 = p.first * kSlots * slot_bits_;
+    const std::uint64_t bit2 = p.second * kSlots * slot_bits_;
+    const __m256i slots = _mm256_setr_epi64x(0, w, 2 * w, 3 * w);
+    const __m256i at1 =
+        _mm256_add_epi64(slots, _mm256_set1_epi64x(static_cast<long long>(bit1 & 7)));
+    const __m256i at2 =
+        _mm256_add_epi64(slots, _mm256_set1_epi64x(static_cast<long long>(bit2 & 7)));
+    const std::byte* bytes = table_.bytes().data();
+    const __m256i key = _mm256_set1_epi64x(p.key);
+    const __m256i hit = _mm256_or_si256(lanes_match(bytes + (bit1 >> 3), at1, key),
+                                        lanes_match(bytes + (bit2 >> 3), at2, key));
+    return _mm256_testz_si256(hit, hit) == 0;
+  }
+  /// All ones in lane k where the slot at bit at[k] from `from` matches `key` (see `matches`).
+  /// Reads 16 bytes from `from`: a bucket's, within the table's 8 bytes of tail padding.
+  __m256i lanes_match(const std::byte* from, __m256i at, __m256i key) const noexcept {
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, from, sizeof lo);
+    std::memcpy(&hi, from + 8, sizeof hi);
+    const __m256i low_word = _mm256_set1_epi64x(static_cast<long long>(detail::little_endian(lo)));
+    const __m256i high_word = _mm256_set1_epi64x(static_cast<long long>(detail::little_endian(hi)));
+    // (high:low) >> at, lane by lane: a variable shift by 64 or more (or "negative") gives 0.
+    const __m256i c64 = _mm256_set1_epi64x(64);
+    const __m256i v = _mm256_and_si256(
+        _mm256_or_si256(_mm256_or_si256(_mm256_srlv_epi64(low_word, at),
+                                        _mm256_sllv_epi64(high_word, _mm256_sub_epi64(c64, at))),
+                        _mm256_srlv_epi64(high_word, _mm256_sub_epi64(at, c64))),
+        _mm256_set1_epi64x(slot_mask_));
+    // v ^ key < 2 * lowest set bit of v (values below 2^33: the signed compare is exact).
+    const __m256i lowest = _mm256_and_si256(v, _mm256_sub_epi64(_mm256_setzero_si256(), v));
+    return _mm256_cmpgt_epi64(_mm256_add_epi64(lowest, lowest), _mm256_xor_si256(v, key));
+  }
+#endif
   [[gnu::noinline, gnu::cold]] std::size_t stash_count(const Probe& p) const noexcept {
     std::size_t n = 0;
     for (const Stashed& e : stash_) n += e.first == p.first && matches(e.value, p.key);
