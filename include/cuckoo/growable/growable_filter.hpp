@@ -540,12 +540,11 @@ class BasicGrowableFilter {
 #if defined(__AVX2__)
     if (kSlots == 4 && slot_bits_ <= kVectorSlotBits) {
       hit = pair_matches_avx2(p);
-    } else {
+    } else  // the scalar compare: every other shape and build
+#endif
+    {
       hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
     }
-#else
-    hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
-#endif
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
     return hit;
