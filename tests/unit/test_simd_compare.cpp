@@ -1,4 +1,5 @@
-// The bucket compares: contains_pair (whatever this build selected), its portable SWAR form and,
+// The bucket compares: contains_pair and match_mask_pair (whatever this build selected), their
+// portable SWAR forms and,
 // when compiled in (__AVX2__ / __AVX512F__; tests/CMakeLists.txt builds this file a second time
 // with them on machines that run them), the vector forms give identical answers, which equal the
 // slot-by-slot truth, for every b and f, on buckets at every offset within a cache line.
@@ -52,6 +53,13 @@ void check_table(unsigned bits) {
         break;
     }
     const bool expected = truth(b1, b2, v);
+    unsigned expected_mask = 0;
+    for (unsigned s = 0; s < b; ++s) {
+      expected_mask |= unsigned{table.read(b1, s) == v} << s | unsigned{table.read(b2, s) == v}
+                                                                   << (b + s);
+    }
+    ASSERT_EQ(table.match_mask_pair(b1, b2, v), expected_mask) << "b=" << b << " f=" << bits;
+    ASSERT_EQ(table.match_mask_pair_portable(b1, b2, v), expected_mask);
     ASSERT_EQ(table.contains_pair_portable(b1, b2, v), expected)
         << "b=" << b << " f=" << bits << " buckets " << b1 << "," << b2 << " v=" << v;
     ASSERT_EQ(table.contains_pair(b1, b2, v), expected) << "b=" << b << " f=" << bits;

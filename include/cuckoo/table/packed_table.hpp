@@ -228,6 +228,24 @@ class PackedTable {
     return mask;
   }
 
+  /// Both buckets' match_mask in one: bit j is slot j of b1, bit b + j slot j of b2. Exact, as
+  /// match_mask. Where contains_pair takes the aligned vector compare (f = 12, b = 4 among them),
+  /// so does this: one compare per bucket and a movemask, instead of a zero-lane test and b bit
+  /// extractions per bucket; a batch find (value association) spends its compare time here.
+  CUCKOO_HOT unsigned match_mask_pair(std::uint64_t b1, std::uint64_t b2,
+                                      std::uint32_t value) const noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (kIsa >= Isa::kAvx2 && kAlignedVectorCompare) {
+      return match_mask_pair_avx2_aligned(b1, b2, value);
+    }
+#endif
+    return match_mask_pair_portable(b1, b2, value);
+  }
+  unsigned match_mask_pair_portable(std::uint64_t b1, std::uint64_t b2,
+                                    std::uint32_t value) const noexcept {
+    return match_mask(b1, value) | match_mask(b2, value) << kSlots;
+  }
+
   /// Writes `value` into the lowest empty slot of `bucket`, exactly as find(bucket, 0) then write
   /// would; false if the bucket is full. For a bucket that fits one load, the slot is never
   /// located as an index: the lowest lane the SWAR zero test flags is a true empty lane, and the
@@ -265,7 +283,9 @@ class PackedTable {
 
   /// Starts loading `bucket` into L1, for an operation that will write it: the line of the first
   /// of the 8 bytes its compare loads, and the next line too when those bytes straddle it.
-  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_load<3>(bucket); }
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
+    prefetch_load<3>(bucket);
+  }
   /// The same for a lookup, into L2 only: a miss bound for L2 frees its L1 miss buffer sooner,
   /// so more lookups' lines can be in flight at once (see BasicFilter::kPipelineDepth).
   CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
@@ -403,6 +423,17 @@ class PackedTable {
     const PairHits h = aligned_pair_hits(load(bucket_byte(b1)), load(bucket_byte(b2)), value);
     const __m256i hit = _mm256_or_si256(h.first, h.second);
     return _mm256_testz_si256(hit, hit) == 0;
+  }
+
+  CUCKOO_AVX2_FN unsigned match_mask_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
+                                                       std::uint32_t value) const noexcept {
+    const PairHits h = aligned_pair_hits(load(bucket_byte(b1)), load(bucket_byte(b2)), value);
+    if constexpr (kSlots == 2) {
+      return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.first)));
+    } else {
+      return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.first))) |
+             static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.second))) << 4;
+    }
   }
 
   /// erase_pair from the vector compare: the lowest flagged element names the bucket and lane.
