@@ -267,19 +267,23 @@ class BasicGrowableFilter {
 
   // ---- Batches: the same answers as the single-key calls, in order ---------------------------
 
-  /// out[i] = contains(keys[i]); out.size() must be at least keys.size(). Hashes a group of keys
-  /// and prefetches their buckets before probing any, so that their misses overlap.
+  /// out[i] = contains(keys[i]); out.size() must be at least keys.size(). A software pipeline, as
+  /// BasicFilter's: key i is hashed and its buckets prefetched kLookupDepth keys before it is
+  /// probed, so that its misses overlap those of the keys in between.
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    std::array<Probe, kBatchGroup> probes;
-    for (std::size_t start = 0; start < keys.size(); start += kBatchGroup) {
-      const std::size_t n = std::min(kBatchGroup, keys.size() - start);
-      for (std::size_t i = 0; i < n; ++i) {
-        probes[i] = probe_of(hash_key(hasher_, keys[start + i]));
-        table_.prefetch_for_lookup(probes[i].first);
-        table_.prefetch_for_lookup(probes[i].second);
+    const std::size_t n = keys.size();
+    std::array<Probe, kLookupDepth> ring;
+    for (std::size_t i = 0; i < n + kLookupDepth; ++i) {
+      if (i >= kLookupDepth) {
+        out[i - kLookupDepth] = contains_probe(ring[(i - kLookupDepth) & (kLookupDepth - 1)]);
       }
-      for (std::size_t i = 0; i < n; ++i) out[start + i] = contains_probe(probes[i]);
+      if (i < n) {
+        const Probe p = probe_of(hash_key(hasher_, keys[i]));
+        prefetch_bucket(p.first);
+        prefetch_bucket(p.second);
+        ring[i & (kLookupDepth - 1)] = p;
+      }
     }
   }
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
@@ -383,7 +387,8 @@ class BasicGrowableFilter {
   std::size_t stash_size() const noexcept { return stash_.size(); }
 
  private:
-  static constexpr std::size_t kBatchGroup = 16;
+  /// Keys a batch lookup hashes and prefetches ahead of the one it probes (a power of two).
+  static constexpr std::size_t kLookupDepth = 32;
   /// Doublings an entry of generation 0 stays movable: k = L_0 − 6, at most kTagBits, so pinned
   /// entries are at most about 2^−6 of the table (more would lower the load it reaches, b = 2
   /// first).
@@ -454,6 +459,7 @@ class BasicGrowableFilter {
     extension_shift_ = generation == 0 ? 0 : 64 - generation;
     pinned_below_ = std::uint32_t{1} << (slot_bits_ - 1 - tag_bits_);
     slot_mask_ = slot_bits_ == 32 ? ~0u : (1u << slot_bits_) - 1;
+    lookup_reach_ = lookup_reach(slot_bits_);
   }
 
   const Alternation& alternation_of(std::uint32_t v) const noexcept {
@@ -531,6 +537,25 @@ class BasicGrowableFilter {
     std::size_t n = 0;
     for (const std::uint32_t v : slots_of(bucket)) n += matches(v, kv);
     return n;
+  }
+  /// Prefetches (into L2) the lines a lookup's compare reads from `bucket`: the bytes from its
+  /// first to lookup_reach_ past it, which lie in at most two lines. Both are prefetched without
+  /// a branch (often the same line twice). Measured at 10^8 keys, batched lookups (35-45 ns per
+  /// key with the first line only) took 20 ns this way, 25 ns when the second prefetch was taken
+  /// only where the window crossed a line, 24 ns when the compare read only the bucket's own
+  /// bytes with the second prefetch at its last byte.
+  void prefetch_bucket(std::uint64_t bucket) const noexcept {
+    const std::byte* first = table_.bytes().data() + (bucket * kSlots * slot_bits_ >> 3);
+    __builtin_prefetch(first, 0, 2);
+    __builtin_prefetch(first + lookup_reach_, 0, 2);
+  }
+  /// The last byte, counted from a bucket's first, that its compare reads: 15 for the vector
+  /// compare's two words, else the last slot's 8-byte load at the worst bit offset.
+  static unsigned lookup_reach(unsigned slot_bits) noexcept {
+#if defined(__AVX2__)
+    if (kSlots == 4 && slot_bits <= kVectorSlotBits) return 15;
+#endif
+    return ((7 + (kSlots - 1) * slot_bits) >> 3) + 7;
   }
   bool contains_probe(const Probe& p) const noexcept {
     // Both buckets, without a branch between them: their loads overlap.
@@ -772,6 +797,7 @@ class BasicGrowableFilter {
   unsigned extension_shift_ = 0;
   std::uint32_t pinned_below_ = 0;
   std::uint32_t slot_mask_ = 0;
+  unsigned lookup_reach_ = 0;  // see prefetch_bucket
   std::size_t memory_limit_ = 0;
   std::vector<Stashed> stash_;
 };
