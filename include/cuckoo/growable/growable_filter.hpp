@@ -218,6 +218,9 @@ class BasicGrowableFilter {
 
   bool insert_hash(std::uint64_t hash) {
     Probe p = probe_of(hash);
+    // The second bucket's line is fetched while the first is tried (as BasicFilter does), so an
+    // insert that needs it waits for one miss, not two in a row.
+    table_.prefetch(p.second);
     if (place(p.first, p.key | 1u)) return ++size_, true;
     // Entries matching the key follow it into the same children: doubling cannot split them.
     if (matching_entries(p) == 2 * kSlots) return false;
@@ -387,6 +390,9 @@ class BasicGrowableFilter {
   std::size_t stash_size() const noexcept { return stash_.size(); }
 
  private:
+  /// Entries a doubling takes from the old table, prefetching their children's lines, before it
+  /// places the first of them.
+  static constexpr std::size_t kMovesAhead = 32;
   /// Keys a batch lookup hashes and prefetches ahead of the one it probes (a power of two).
   static constexpr std::size_t kLookupDepth = 32;
   /// Doublings an entry of generation 0 stays movable: k = L_0 − 6, at most kTagBits, so pinned
@@ -756,17 +762,31 @@ class BasicGrowableFilter {
       return place_or_stash(2 * first + (v >> (old_bits - 1)), shifted);
     };
     // first_of(…, g − 1) reads the old table; the new geometry places. Side 0 first: its entries
-    // land in their children in address order, nearly always in the first bucket tried.
+    // land in their children in address order, nearly always in the first bucket tried. Side 1's
+    // land at random: entries are taken kMovesAhead at a time, their children's lines prefetched,
+    // then placed in the same order as one at a time (the result is the same table).
+    std::array<StashedEntry, kMovesAhead> pending;
+    std::size_t pending_count = 0;
+    const auto place_pending = [&] {
+      for (std::size_t i = 0; i < pending_count; ++i) {
+        if (!move_down(pending[i].first, pending[i].value)) return false;
+      }
+      pending_count = 0;
+      return true;
+    };
     for (unsigned side = 0; side < 2; ++side) {
       for (std::uint64_t local = 0; local < old_side; ++local) {
         const std::uint64_t bucket = side * old_side + local;
         for (const std::uint32_t v : previous.entries(bucket)) {
           if (v == 0) continue;
           const std::uint64_t first = side == 0 ? bucket : first_of(bucket, v, next_generation - 1);
-          if (!move_down(first, v)) return restore();
+          table_.prefetch(2 * first + (v >> (old_bits - 1)));
+          pending[pending_count++] = {first, v};
+          if (pending_count == kMovesAhead && !place_pending()) return restore();
         }
       }
     }
+    if (!place_pending()) return restore();
     for (const Stashed& e : previous_stash) {
       if (!move_down(e.first, e.value)) return restore();
     }
