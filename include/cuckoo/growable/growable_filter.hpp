@@ -755,6 +755,10 @@ class BasicGrowableFilter {
       set_generation(next_generation - 1);
       return false;
     };
+    // The child of `first` that an old entry v moves to: its leading bit names it.
+    const auto child_of = [&](std::uint64_t first, std::uint32_t v) {
+      return 2 * first + (v >> (old_bits - 1));
+    };
     // Moves one entry of the old table (first bucket `first`) to its child in the new one.
     const auto move_down = [&](std::uint64_t first, std::uint32_t v) {
       if (v == std::uint32_t{1} << (old_bits - 1)) {  // no bits left: a copy in each child
@@ -763,12 +767,12 @@ class BasicGrowableFilter {
       }
       const std::uint32_t old_mask = old_bits == 32 ? ~0u : (1u << old_bits) - 1;
       const std::uint32_t shifted = ((v << 1) & old_mask) << (next_bits - old_bits);
-      return place_or_stash(2 * first + (v >> (old_bits - 1)), shifted);
+      return place_or_stash(child_of(first, v), shifted);
     };
     // first_of(…, g − 1) reads the old table; the new geometry places. Side 0 first: its entries
-    // land in their children in address order, nearly always in the first bucket tried. Side 1's
-    // land at random: entries are taken kMovesAhead at a time, their children's lines prefetched,
-    // then placed in the same order as one at a time (the result is the same table).
+    // land in their children in address order, nearly always in the first bucket tried; side 1's
+    // land at random. So entries are taken kMovesAhead at a time, their children's lines
+    // prefetched, then placed in the same order as one at a time (the result is the same table).
     std::array<StashedEntry, kMovesAhead> pending;
     std::size_t pending_count = 0;
     const auto place_pending = [&] {
@@ -784,7 +788,7 @@ class BasicGrowableFilter {
         for (const std::uint32_t v : previous.entries(bucket)) {
           if (v == 0) continue;
           const std::uint64_t first = side == 0 ? bucket : first_of(bucket, v, next_generation - 1);
-          prefetch_bucket<3>(2 * first + (v >> (old_bits - 1)));
+          prefetch_bucket<3>(child_of(first, v));
           pending[pending_count++] = {first, v};
           if (pending_count == kMovesAhead && !place_pending()) return restore();
         }

@@ -427,13 +427,13 @@ class PackedTable {
 
   CUCKOO_AVX2_FN unsigned match_mask_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
                                                        std::uint32_t value) const noexcept {
-    const PairHits h = aligned_pair_hits(load(bucket_byte(b1)), load(bucket_byte(b2)), value);
-    if constexpr (kSlots == 2) {
-      return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.first)));
-    } else {
-      return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.first))) |
-             static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.second))) << 4;
-    }
+    return hit_mask(aligned_pair_hits(load(bucket_byte(b1)), load(bucket_byte(b2)), value));
+  }
+  /// Bit e set where element e of the pair matched: b1's slots at bits [0, b), b2's at [b, 2b)
+  /// (for b = 2 `second` is zero and `first` holds both buckets).
+  CUCKOO_AVX2_FN static unsigned hit_mask(const PairHits& h) noexcept {
+    return static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.first))) |
+           static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.second))) << 4;
   }
 
   /// erase_pair from the vector compare: the lowest flagged element names the bucket and lane.
@@ -443,9 +443,7 @@ class PackedTable {
                                               std::uint32_t value) noexcept {
     const std::uint64_t byte1 = bucket_byte(b1), byte2 = bucket_byte(b2);
     const std::uint64_t w1 = load(byte1), w2 = load(byte2);
-    const PairHits h = aligned_pair_hits(w1, w2, value);
-    const auto hits = static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.first))) |
-                      static_cast<unsigned>(_mm256_movemask_pd(_mm256_castsi256_pd(h.second))) << 4;
+    const unsigned hits = hit_mask(aligned_pair_hits(w1, w2, value));
     if (hits == 0) return false;
     const auto element = static_cast<unsigned>(std::countr_zero(hits));
     // The mask is built inside each branch: built once before it, single-key erase measured 1.13x
