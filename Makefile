@@ -143,7 +143,9 @@ bench-callers: deps $(BUILD)/release/CMakeCache.txt
 	cmake -S . -B $(BUILD)/release >/dev/null
 	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo_callers
 	mkdir -p $(BENCH_OUT)
-	for p in $(BUILD)/release/bench/cuckoo_caller_*; do $$p || exit 1; done | tee $(BENCH_OUT)/callers.txt
+	{ for p in $(BUILD)/release/bench/cuckoo_caller_*; do $$p || exit 1; done; \
+	  for p in $(BUILD)/release/bench/cuckoo_growable_caller_*; do \
+	    $$p && CUCKOO_ISA=portable $$p || exit 1; done; } | tee $(BENCH_OUT)/callers.txt
 
 # The fuzzer runs over a copy of the committed seed corpus (new inputs it finds stay in the build
 # dir); a failing input is written to $(BUILD)/fuzz/artifacts/ and the target fails. Keep such

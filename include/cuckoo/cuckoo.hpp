@@ -17,7 +17,8 @@
 // semi_sort the table is a SemiSortedTable (table/semisort_table.hpp): the same f in one bit less
 // per entry. Users who fix f and b at compile time can use BasicFilter<PackedTable<b, f>> directly
 // and skip even that jump. With Config::growable the filter is a BasicGrowableFilter
-// (growable/growable_filter.hpp), which doubles instead of refusing inserts; with Config::blocked a
+// (growable/growable_filter.hpp), which doubles instead of refusing inserts (b = 4 at the CPU's
+// level, AVX2 or portable, like the plain shapes); with Config::blocked a
 // BasicBlockedFilter (blocked/blocked_filter.hpp), whose lookups read one cache line, at the best
 // level the CPU has. Everything below works the same on both.
 #pragma once
@@ -66,8 +67,17 @@ using PortableFilters = std::tuple<
     BasicFilter<PackedTable<4, 16, Isa::kPortable>>, BasicFilter<PackedTable<2, 0, Isa::kPortable>>,
     BasicFilter<PackedTable<4, 0, Isa::kPortable>>, BasicFilter<PackedTable<8, 0, Isa::kPortable>>,
     BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
+/// The growable filters (Config::growable): b = 2 and 8 compare slot by slot at every level;
+/// b = 4 has a vector compare, held at the AVX2 level (also on AVX-512 CPUs: it uses nothing
+/// wider) and the portable one. make_growable picks by bucket size, then level.
+template <unsigned b, Isa L = Isa::kPortable>
+using GrowableAt = BasicGrowableFilter<b, Xxh3Hasher, L>;
+#if CUCKOO_HAS_X86_VECTOR_PATHS
 using GrowableFilters =
-    std::tuple<BasicGrowableFilter<2>, BasicGrowableFilter<4>, BasicGrowableFilter<8>>;
+    std::tuple<GrowableAt<2>, IsaFilter<GrowableAt<4, Isa::kAvx2>>, GrowableAt<4>, GrowableAt<8>>;
+#else
+using GrowableFilters = std::tuple<GrowableAt<2>, GrowableAt<4>, GrowableAt<8>>;
+#endif
 /// The blocked filter (Config::blocked) at each level, highest first.
 #if CUCKOO_HAS_X86_VECTOR_PATHS
 using BlockedFilters =
@@ -163,20 +173,17 @@ std::size_t table_bytes_for(const Layout& layout) noexcept {
   }
 }
 /// The growable filter for bucket size b (already checked), built by `make`.
-template <class Make>
+template <std::size_t I = kFirstGrowable, class Make>
 FilterVariant make_growable(unsigned bucket_size, Make&& make) {
-  switch (bucket_size) {
-    case 2:
-      return FilterVariant(std::in_place_index<kFirstGrowable>,
-                           make(std::type_identity<BasicGrowableFilter<2>>{}));
-    case 4:
-      return FilterVariant(std::in_place_index<kFirstGrowable + 1>,
-                           make(std::type_identity<BasicGrowableFilter<4>>{}));
-    case 8:
-      return FilterVariant(std::in_place_index<kFirstGrowable + 2>,
-                           make(std::type_identity<BasicGrowableFilter<8>>{}));
-    default:
-      invalid("bucket_size must be 2, 4 or 8, got " + std::to_string(bucket_size));
+  if constexpr (I == kFirstBlocked) {
+    invalid("bucket_size must be 2, 4 or 8, got " + std::to_string(bucket_size));
+  } else {
+    using Alternative = std::variant_alternative_t<I, FilterVariant>;
+    if (Alternative::kBucketSize == bucket_size &&
+        table_isa<typename Alternative::table_type>() <= active_isa()) {
+      return FilterVariant(std::in_place_index<I>, make(std::type_identity<Alternative>{}));
+    }
+    return make_growable<I + 1>(bucket_size, std::forward<Make>(make));
   }
 }
 

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
@@ -105,6 +107,69 @@ LEVEL_TESTS(Isa::kAvx2, Avx2)
 LEVEL_TESTS(Isa::kAvx512, Avx512)
 #endif
 
+/// The growable b = 4 filter at level L against the portable one: the same Config grown through
+/// doublings from 13- to 31-bit slots (past 30 bits the vector compare gives way to the scalar
+/// one), with erases and batches, must hold identical bytes and give identical answers.
+template <Isa L>
+void check_growable_level_matches_portable(double target_fpr, std::size_t keys) {
+  if (cuckoo::active_isa() < L) GTEST_SKIP() << "this CPU does not run " << cuckoo::isa_name(L);
+  using Fast = std::conditional_t<
+      L == Isa::kPortable, cuckoo::BasicGrowableFilter<4, cuckoo::Xxh3Hasher, Isa::kPortable>,
+      cuckoo::detail::IsaFilter<cuckoo::BasicGrowableFilter<4, cuckoo::Xxh3Hasher, L>>>;
+  const cuckoo::Config cfg{.capacity = 500, .target_fpr = target_fpr, .growable = true};
+  Fast fast(cfg);
+  cuckoo::BasicGrowableFilter<4, cuckoo::Xxh3Hasher, Isa::kPortable> portable(cfg);
+  cuckoo::detail::SplitMix64 rng(keys);
+  std::vector<std::uint64_t> stored;
+  unsigned checked_doublings = 0;
+  for (std::size_t i = 0; i < keys; ++i) {
+    const std::uint64_t key =
+        (i % 13 == 0 && !stored.empty()) ? stored[rng() % stored.size()] : rng();
+    const bool a = fast.insert(key);
+    ASSERT_EQ(a, portable.insert(key)) << "insert " << i;
+    if (a) stored.push_back(key);
+    if (fast.doublings() == checked_doublings && i + 1 != keys) continue;
+    checked_doublings = fast.doublings();
+    SCOPED_TRACE(std::to_string(checked_doublings) + " doublings, slots of " +
+                 std::to_string(fast.slot_bits()) + " bits");
+    ASSERT_TRUE(std::ranges::equal(fast.table().bytes(), portable.table().bytes()));
+    std::vector<std::uint64_t> probes(20000);
+    for (auto& p : probes) p = rng();
+    probes.insert(probes.end(), stored.end() - std::min<std::size_t>(stored.size(), 5000),
+                  stored.end());
+    std::size_t hits = 0;
+    for (const std::uint64_t p : probes) {
+      const bool hit = fast.contains(p);
+      ASSERT_EQ(hit, portable.contains(p)) << p;
+      ASSERT_EQ(fast.count(p), portable.count(p)) << p;
+      hits += hit;
+    }
+    EXPECT_GE(hits, std::min<std::size_t>(stored.size(), 5000));  // and some false positives
+    std::unique_ptr<bool[]> batch(new bool[probes.size()]);
+    fast.contains(std::span<const std::uint64_t>(probes),
+                  std::span<bool>(batch.get(), probes.size()));
+    for (std::size_t j = 0; j < probes.size(); ++j) {
+      ASSERT_EQ(batch[j], portable.contains(probes[j])) << j;
+    }
+  }
+  for (const std::uint64_t key : stored) ASSERT_TRUE(fast.contains(key));
+  const std::size_t half = stored.size() / 2;
+  for (std::size_t i = 0; i < half; ++i) {
+    ASSERT_EQ(fast.erase(stored[i]), portable.erase(stored[i]));
+  }
+  const std::span<const std::uint64_t> rest(stored.data() + half, stored.size() - half);
+  ASSERT_EQ(fast.erase(rest), portable.erase(rest));
+  EXPECT_EQ(fast.size(), portable.size());
+  EXPECT_TRUE(std::ranges::equal(fast.table().bytes(), portable.table().bytes()));
+}
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+TEST(IsaDispatch, GrowableAvx2MatchesPortable) {
+  check_growable_level_matches_portable<Isa::kAvx2>(0.01, 100'000);  // 13-bit slots, then wider
+  check_growable_level_matches_portable<Isa::kAvx2>(1e-7, 40'000);   // 29, 30, then 31: scalar
+}
+#endif
+
 TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
   const Isa cpu = cuckoo::active_isa();
   std::printf("active ISA level: %s\n", cuckoo::isa_name(cpu).data());
@@ -118,6 +183,13 @@ TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
   EXPECT_EQ(b8.isa(), Isa::kPortable);
   const cuckoo::Filter semi{cuckoo::Config{.capacity = 10000, .semi_sort = true}};
   EXPECT_EQ(semi.isa(), Isa::kPortable);
+  // Growable: b = 4 at AVX2 (its compare uses nothing wider) where the CPU has it.
+  const cuckoo::Filter grow4{cuckoo::Config{.capacity = 1000, .growable = true}};
+  EXPECT_EQ(grow4.isa(), std::min(cpu, Isa::kAvx2));
+  const cuckoo::Filter grow2{cuckoo::Config{.capacity = 1000, .bucket_size = 2, .growable = true}};
+  EXPECT_EQ(grow2.isa(), Isa::kPortable);
+  // A loaded growable filter takes the CPU's level too.
+  EXPECT_EQ(cuckoo::Filter::deserialize(grow4.serialize()).isa(), std::min(cpu, Isa::kAvx2));
 }
 
 TEST(IsaDispatch, SavedBytesDoNotDependOnTheLevel) {

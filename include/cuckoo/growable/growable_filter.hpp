@@ -95,7 +95,7 @@
 #include "cuckoo/sizing.hpp"
 #include "cuckoo/table/packed_table.hpp"
 
-#if defined(__AVX2__)
+#if CUCKOO_HAS_X86_VECTOR_PATHS
 #include <immintrin.h>
 #endif
 
@@ -162,12 +162,19 @@ struct StashedEntry {
 /// A growable cuckoo filter with kSlots entries per bucket (2, 4 or 8). Not thread-safe.
 ///
 /// `Hash` is any Hasher; the filter keeps its seed, so equal Configs give equal filters.
-template <unsigned kSlots, Hasher Hash = Xxh3Hasher>
+/// `kIsaLevel` (detail/isa.hpp) chooses the lookup's compare: at kAvx2 or above, b = 4 filters
+/// with slots of at most 30 bits compare both buckets in vector lanes (pair_matches_avx2), every
+/// other shape and level slot by slot. By default what the translation unit's flags enable; the
+/// facade holds the AVX2 and the portable b = 4 filter and picks the CPU's at run time. Every
+/// level holds the same bytes and gives the same answers (tests/unit/test_isa_dispatch.cpp).
+template <unsigned kSlots, Hasher Hash = Xxh3Hasher, Isa kIsaLevel = kCompiledIsa>
 class BasicGrowableFilter {
   static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8, "bucket size must be 2, 4 or 8");
+  static_assert(CUCKOO_HAS_X86_VECTOR_PATHS || kIsaLevel == Isa::kPortable,
+                "vector compares exist for x86-64 only");
 
  public:
-  using table_type = PackedTable<kSlots>;
+  using table_type = PackedTable<kSlots, 0, kIsaLevel>;
   static constexpr unsigned kBucketSize = kSlots;
 
   /// Starts at cfg.capacity and holds cfg.target_fpr (or the rate of cfg.fingerprint_bits) as it
@@ -562,29 +569,31 @@ class BasicGrowableFilter {
   /// scalar compare and the table's updates (which load a group of slots at most as far).
   static unsigned reach(unsigned slot_bits) noexcept {
     const unsigned scalar = ((7 + (kSlots - 1) * slot_bits) >> 3) + 7;
-#if defined(__AVX2__)
-    if (kSlots == 4 && slot_bits <= kVectorSlotBits) return std::max(15u, scalar);
-#endif
+    if (kVectorCompare && slot_bits <= kVectorSlotBits) return std::max(15u, scalar);
     return scalar;
   }
   bool contains_probe(const Probe& p) const noexcept {
     // Both buckets, without a branch between them: their loads overlap.
     // The only branch is on the stash being empty, which is predictable; a branch on the answer
     // (an ||) was mispredicted on every mixed stream and cost a quarter of the lookup.
-    bool hit;
-#if defined(__AVX2__)
-    if (kSlots == 4 && slot_bits_ <= kVectorSlotBits) {
-      hit = pair_matches_avx2(p);
-    } else  // the scalar compare: every other shape and build
-#endif
-    {
-      hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
+    bool hit = false;
+    bool compared = false;
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (kVectorCompare) {
+      if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx2(p), compared = true;
     }
+#endif
+    if (!compared) hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
     return hit;
   }
-#if defined(__AVX2__)
+  /// Whether lookups may take the vector compare (b = 4, level kAvx2 or above), for slots of at
+  /// most kVectorSlotBits: 7 bits of offset and 4 slots fit the 128 bits from a bucket's first
+  /// byte.
+  static constexpr bool kVectorCompare = kSlots == 4 && kIsaLevel >= Isa::kAvx2;
+  static constexpr unsigned kVectorSlotBits = 30;
+#if CUCKOO_HAS_X86_VECTOR_PATHS
   // The lookup's compare in vector lanes, for b = 4 and slots of at most 30 bits, so that a
   // bucket lies in the 16 bytes from its first byte. Why: in a single-key loop every instruction
   // that waits for a lookup's lines holds the core's window, and the scalar compare spends about
@@ -594,9 +603,7 @@ class BasicGrowableFilter {
   // 120 MB growable table at 95%: 122 -> 65 ns per key (README, "Filters that grow"). Exactly the
   // scalar answer: tests/unit/test_growable_vector.cpp compares it with count() (scalar) in a
   // build with AVX2.
-  static constexpr unsigned kVectorSlotBits = 30;  // 7 bits of offset + 4 slots <= 128 bits
-
-  bool pair_matches_avx2(const Probe& p) const noexcept {
+  CUCKOO_AVX2_FN bool pair_matches_avx2(const Probe& p) const noexcept {
     const long long w = slot_bits_;
     const std::uint64_t bit1 = p.first * kSlots * slot_bits_;
     const std::uint64_t bit2 = p.second * kSlots * slot_bits_;
@@ -613,7 +620,8 @@ class BasicGrowableFilter {
   }
   /// All ones in lane k where the slot at bit at[k] from `from` matches `key` (see `matches`).
   /// Reads 16 bytes from `from`: a bucket's, within the table's 8 bytes of tail padding.
-  __m256i lanes_match(const std::byte* from, __m256i at, __m256i key) const noexcept {
+  CUCKOO_AVX2_FN __m256i lanes_match(const std::byte* from, __m256i at,
+                                     __m256i key) const noexcept {
     std::uint64_t lo, hi;
     std::memcpy(&lo, from, sizeof lo);
     std::memcpy(&hi, from + 8, sizeof hi);
