@@ -189,6 +189,13 @@ int run(const Options& opt) {
   both("filter: single-key contains", [&](const auto& q) {
     for (std::uint64_t k : q) sink += filter.contains(k);
   });
+  both("map: single-key find (span), through the facade", [&](const auto& q) {
+    std::uint32_t buffer[16];
+    for (std::uint64_t k : q) {
+      const std::size_t got = map.find(k, std::span<std::uint32_t>(buffer));
+      sink += got == 0 ? 0 : buffer[0];
+    }
+  });
   both("map: single-key find (span)", [&](const auto& q) {
     map.visit([&](const auto& m) {
       std::uint32_t buffer[16];

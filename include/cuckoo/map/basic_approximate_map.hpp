@@ -422,7 +422,7 @@ class BasicApproximateMap {
     std::memcpy(values_.data() + slot * sizeof(V), &v, sizeof(V));
   }
 
-  Probe probe_of(std::uint64_t hash) const noexcept {
+  CUCKOO_HOT Probe probe_of(std::uint64_t hash) const noexcept {
     const Position pos = addressing_.position(hash);
     return {pos.bucket, addressing_.alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
   }
@@ -435,7 +435,7 @@ class BasicApproximateMap {
     return p;
   }
 
-  Matches matches_of(const Probe& p) const noexcept {
+  CUCKOO_HOT Matches matches_of(const Probe& p) const noexcept {
     return {p.bucket, p.alt, table_.match_mask_pair(p.bucket, p.alt, p.fingerprint)};
   }
 
