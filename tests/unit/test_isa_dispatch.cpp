@@ -170,6 +170,67 @@ TEST(IsaDispatch, GrowableAvx2MatchesPortable) {
 }
 #endif
 
+/// The approximate map at level L against the portable one of the same layout: inserts to a
+/// full table (failed ones included), duplicates, single and batched finds, erases of pairs; the
+/// same values in the same order, the same fingerprint and value bytes.
+template <Isa L, unsigned b, unsigned f>
+void check_map_level_matches_portable(unsigned bits) {
+  if (cuckoo::active_isa() < L) GTEST_SKIP() << "this CPU does not run " << cuckoo::isa_name(L);
+  using Portable =
+      cuckoo::BasicApproximateMap<cuckoo::PackedTable<b, f, Isa::kPortable>, std::uint16_t>;
+  using Fast = cuckoo::detail::IsaMap<
+      cuckoo::BasicApproximateMap<cuckoo::PackedTable<b, f, L>, std::uint16_t>>;
+  const cuckoo::Layout layout{/*bucket_count=*/500, bits, b, false};
+  Fast fast(layout, 500 * b, 500, 0x77);
+  Portable portable(layout, 500 * b, 500, 0x77);
+  cuckoo::detail::SplitMix64 rng(bits * 16 + b);
+  std::vector<std::uint64_t> stored;
+  for (int i = 0; i < 500 * static_cast<int>(b) + 100; ++i) {
+    const std::uint64_t key =
+        (i % 11 == 0 && !stored.empty()) ? stored[rng() % stored.size()] : rng();
+    const auto value = static_cast<std::uint16_t>(i);
+    const bool a = fast.insert(key, value);
+    ASSERT_EQ(a, portable.insert(key, value)) << "insert " << i;
+    if (a) stored.push_back(key);
+  }
+  ASSERT_TRUE(std::ranges::equal(fast.table().bytes(), portable.table().bytes()));
+  ASSERT_TRUE(std::ranges::equal(fast.value_bytes_span(), portable.value_bytes_span()));
+  std::vector<std::uint64_t> probes(5000);
+  for (auto& p : probes) p = rng();
+  probes.insert(probes.end(), stored.begin(), stored.end());
+  std::uint16_t got_fast[16], got_portable[16];
+  for (const std::uint64_t p : probes) {
+    const std::size_t n = fast.find(p, std::span<std::uint16_t>(got_fast));
+    ASSERT_EQ(n, portable.find(p, std::span<std::uint16_t>(got_portable)));
+    ASSERT_TRUE(std::equal(got_fast, got_fast + std::min<std::size_t>(n, 16), got_portable));
+    ASSERT_EQ(fast.contains(p), portable.contains(p));
+  }
+  std::vector<std::uint16_t> batch_fast, batch_portable;
+  std::vector<std::size_t> ends_fast(probes.size()), ends_portable(probes.size());
+  fast.find(std::span<const std::uint64_t>(probes), batch_fast, std::span<std::size_t>(ends_fast));
+  portable.find(std::span<const std::uint64_t>(probes), batch_portable,
+                std::span<std::size_t>(ends_portable));
+  ASSERT_EQ(batch_fast, batch_portable);
+  ASSERT_EQ(ends_fast, ends_portable);
+  for (std::size_t i = 0; i < stored.size(); i += 2) {
+    const std::vector<std::uint16_t> values = portable.find(stored[i]);
+    ASSERT_FALSE(values.empty());
+    ASSERT_EQ(fast.erase(stored[i], values.front()), portable.erase(stored[i], values.front()));
+  }
+  EXPECT_EQ(fast.size(), portable.size());
+  EXPECT_TRUE(std::ranges::equal(fast.table().bytes(), portable.table().bytes()));
+}
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+TEST(IsaDispatch, MapAvx2MatchesPortable) {
+  check_map_level_matches_portable<Isa::kAvx2, 4, 12>(12);
+  check_map_level_matches_portable<Isa::kAvx2, 4, 8>(8);
+  check_map_level_matches_portable<Isa::kAvx2, 4, 16>(16);
+  for (unsigned bits : {5u, 13u, 20u}) check_map_level_matches_portable<Isa::kAvx2, 4, 0>(bits);
+  for (unsigned bits : {7u, 12u, 29u}) check_map_level_matches_portable<Isa::kAvx2, 2, 0>(bits);
+}
+#endif
+
 TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
   const Isa cpu = cuckoo::active_isa();
   std::printf("active ISA level: %s\n", cuckoo::isa_name(cpu).data());
@@ -188,6 +249,16 @@ TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
   EXPECT_EQ(grow4.isa(), std::min(cpu, Isa::kAvx2));
   const cuckoo::Filter grow2{cuckoo::Config{.capacity = 1000, .bucket_size = 2, .growable = true}};
   EXPECT_EQ(grow2.isa(), Isa::kPortable);
+  // Approximate maps: the vector shapes at AVX2 where the CPU has it (at the build's level where
+  // its flags enable AVX2), loaded ones too.
+  const Isa map_level =
+      cuckoo::kCompiledIsa >= Isa::kAvx2 ? cuckoo::kCompiledIsa : std::min(cpu, Isa::kAvx2);
+  const cuckoo::ApproximateMap<std::uint32_t> map12{cuckoo::Config{.capacity = 1000}};
+  EXPECT_EQ(map12.isa(), map_level);
+  EXPECT_EQ(cuckoo::ApproximateMap<std::uint32_t>::deserialize(map12.serialize()).isa(), map_level);
+  const cuckoo::ApproximateMap<std::uint32_t> map8{
+      cuckoo::Config{.capacity = 1000, .bucket_size = 8}};
+  EXPECT_EQ(map8.isa(), Isa::kPortable);
   // A loaded growable filter takes the CPU's level too.
   EXPECT_EQ(cuckoo::Filter::deserialize(grow4.serialize()).isa(), std::min(cpu, Isa::kAvx2));
 }

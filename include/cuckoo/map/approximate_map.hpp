@@ -23,6 +23,7 @@
 #include <ostream>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <variant>
@@ -33,6 +34,7 @@
 #include "cuckoo/io/posix_file.hpp"
 #include "cuckoo/io/serialize.hpp"
 #include "cuckoo/map/basic_approximate_map.hpp"
+#include "cuckoo/map/isa_map.hpp"
 #include "cuckoo/sizing.hpp"
 #include "cuckoo/table/packed_table.hpp"
 
@@ -42,18 +44,43 @@ template <class V>
 class MappedApproximateMap;
 
 namespace detail {
+/// The map over each table shape at ISA level L: f = 12 first (the common width), then the other
+/// fixed b = 4 widths, then the run-time widths.
+template <class V, Isa L, template <class> class Wrap>
+using MapsAt = std::tuple<Wrap<BasicApproximateMap<PackedTable<4, 12, L>, V>>,
+                          Wrap<BasicApproximateMap<PackedTable<4, 8, L>, V>>,
+                          Wrap<BasicApproximateMap<PackedTable<4, 16, L>, V>>,
+                          Wrap<BasicApproximateMap<PackedTable<2, 0, L>, V>>,
+                          Wrap<BasicApproximateMap<PackedTable<4, 0, L>, V>>>;
+template <class M>
+using Unwrapped = M;
+// The shapes with vector compares, then every shape portable; make_map takes the first that fits
+// the layout and the CPU. A build whose own flags enable AVX2 (-march=native) compiles the vector
+// shapes at its level, as it did before the run-time choice (a single-key find through IsaMap's
+// out-of-line entry measured 8% slower there); any other x86 build holds them at AVX2 (also for
+// AVX-512 CPUs, as the growable filter: one level keeps the number of map types down).
+#if CUCKOO_HAS_X86_VECTOR_PATHS
 template <class V>
-using ApproximateMapVariant =
-    std::variant<BasicApproximateMap<PackedTable<4, 12>, V>,
-                 BasicApproximateMap<PackedTable<4, 8>, V>,
-                 BasicApproximateMap<PackedTable<4, 16>, V>, BasicApproximateMap<PackedTable<2>, V>,
-                 BasicApproximateMap<PackedTable<4>, V>, BasicApproximateMap<PackedTable<8>, V>>;
+using VectorMaps =
+    std::conditional_t<(kCompiledIsa >= Isa::kAvx2), MapsAt<V, kCompiledIsa, Unwrapped>,
+                       MapsAt<V, Isa::kAvx2, IsaMap>>;
+template <class V>
+using ApproximateMapVariant = typename VariantOfAll<
+    VectorMaps<V>, MapsAt<V, Isa::kPortable, Unwrapped>,
+    std::tuple<BasicApproximateMap<PackedTable<8, 0, Isa::kPortable>, V>>>::type;
+#else
+template <class V>
+using ApproximateMapVariant = typename VariantOfAll<
+    MapsAt<V, Isa::kPortable, Unwrapped>,
+    std::tuple<BasicApproximateMap<PackedTable<8, 0, Isa::kPortable>, V>>>::type;
+#endif
 
-/// The first alternative whose table fits `layout`, built from `args`.
+/// The first alternative whose table fits `layout` and the CPU, built from `args`.
 template <class V, std::size_t I = 0, class... Args>
 ApproximateMapVariant<V> make_map(const Layout& layout, const Args&... args) {
   using Alternative = std::variant_alternative_t<I, ApproximateMapVariant<V>>;
-  if (table_fits<typename Alternative::table_type>(layout)) {
+  using Table = typename Alternative::table_type;
+  if (table_fits<Table>(layout) && table_isa<Table>() <= active_isa()) {
     return ApproximateMapVariant<V>(std::in_place_index<I>, layout, args...);
   }
   if constexpr (I + 1 < std::variant_size_v<ApproximateMapVariant<V>>) {
@@ -171,6 +198,14 @@ class ApproximateMap {
     return visit([](const auto& m) { return m.bucket_size(); });
   }
   static constexpr unsigned value_bytes() noexcept { return sizeof(V); }
+  /// The instruction-set level of this map's lookups: for a shape with vector compares, AVX2 on a
+  /// CPU that has it (and CUCKOO_ISA allows), chosen at construction, or the level of the build's
+  /// flags where those enable AVX2 already; portable otherwise.
+  Isa isa() const noexcept {
+    return visit([](const auto& m) {
+      return detail::table_isa<typename std::decay_t<decltype(m)>::table_type>();
+    });
+  }
   /// Fingerprints plus values.
   std::size_t memory_bytes() const noexcept {
     return visit([](const auto& m) { return m.memory_bytes(); });
