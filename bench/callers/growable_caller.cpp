@@ -25,14 +25,7 @@ int main() {
   for (const std::uint64_t k : keys) {
     if (!filter.insert(k)) return 1;
   }
-  // Alternately a stored key (in an order unrelated to the inserts) and a fresh one.
-  const auto fresh = cuckoo::bench::keys_from(2, 5'000'000);
-  std::vector<std::uint64_t> queries;
-  cuckoo::detail::SplitMix64 pick(7);
-  for (const std::uint64_t absent : fresh) {
-    queries.push_back(keys[pick() % kKeys]);
-    queries.push_back(absent);
-  }
+  const auto queries = cuckoo::bench::half_stored(keys, 5'000'000);
   const double n = static_cast<double>(queries.size());
   std::size_t found = 0;
   const double single = cuckoo::bench::best_of(3, [&] {

@@ -38,4 +38,18 @@ inline std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
   return keys;
 }
 
+/// 2·pairs lookups: alternately one of `stored` (picked at random, so in an order unrelated to
+/// the inserts) and a fresh key from keys_from(2, pairs).
+inline std::vector<std::uint64_t> half_stored(const std::vector<std::uint64_t>& stored,
+                                              std::size_t pairs) {
+  std::vector<std::uint64_t> queries;
+  queries.reserve(2 * pairs);
+  cuckoo::detail::SplitMix64 pick(7);
+  for (const std::uint64_t absent : keys_from(2, pairs)) {
+    queries.push_back(stored[pick() % stored.size()]);
+    queries.push_back(absent);
+  }
+  return queries;
+}
+
 }  // namespace cuckoo::bench
