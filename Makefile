@@ -143,7 +143,7 @@ bench-callers: deps $(BUILD)/release/CMakeCache.txt
 	cmake -S . -B $(BUILD)/release >/dev/null
 	cmake --build $(BUILD)/release -j $(JOBS) --target cuckoo_callers
 	mkdir -p $(BENCH_OUT)
-	{ for p in $(BUILD)/release/bench/cuckoo_caller_*; do $$p || exit 1; done; \
+	set -o pipefail; { for p in $(BUILD)/release/bench/cuckoo_caller_*; do $$p || exit 1; done; \
 	  for p in $(BUILD)/release/bench/cuckoo_{growable,map}_caller_*; do \
 	    $$p && CUCKOO_ISA=portable $$p || exit 1; done; } | tee $(BENCH_OUT)/callers.txt
 
