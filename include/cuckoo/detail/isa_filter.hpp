@@ -21,6 +21,7 @@
 #include <span>
 
 #include "cuckoo/detail/isa.hpp"
+#include "cuckoo/detail/isa_lookup_members.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
@@ -33,39 +34,21 @@ class IsaFilter;
 #define CUCKOO_ISA_FILTER_MEMBERS(TARGET)                                                        \
  public:                                                                                         \
   using Inner::Inner;                                                                            \
+  CUCKOO_ISA_LOOKUP_MEMBERS(TARGET)                                                              \
                                                                                                  \
   template <Key K>                                                                               \
   [[TARGET]] bool insert(const K& key) {                                                         \
     return Inner::insert(key);                                                                   \
   }                                                                                              \
   template <Key K>                                                                               \
-  [[TARGET, gnu::flatten]] bool contains(const K& key) const noexcept {                          \
-    return Inner::contains(key);                                                                 \
-  }                                                                                              \
-  template <Key K>                                                                               \
   [[TARGET, gnu::flatten]] bool erase(const K& key) noexcept {                                   \
     return Inner::erase(key);                                                                    \
-  }                                                                                              \
-  template <Key K>                                                                               \
-  [[TARGET, gnu::flatten]] std::size_t count(const K& key) const noexcept {                      \
-    return Inner::count(key);                                                                    \
   }                                                                                              \
   [[TARGET]] bool insert_hash(std::uint64_t hash) {                                              \
     return Inner::insert_hash(hash);                                                             \
   }                                                                                              \
-  [[TARGET, gnu::flatten]] bool contains_hash(std::uint64_t hash) const noexcept {               \
-    return Inner::contains_hash(hash);                                                           \
-  }                                                                                              \
   [[TARGET, gnu::flatten]] bool erase_hash(std::uint64_t hash) noexcept {                        \
     return Inner::erase_hash(hash);                                                              \
-  }                                                                                              \
-  [[TARGET, gnu::flatten]] std::size_t count_hash(std::uint64_t hash) const noexcept {           \
-    return Inner::count_hash(hash);                                                              \
-  }                                                                                              \
-  template <Key K>                                                                               \
-  [[TARGET, gnu::flatten]] void contains(std::span<const K> keys, std::span<bool> out)           \
-      const noexcept {                                                                           \
-    Inner::contains(keys, out);                                                                  \
   }                                                                                              \
   template <std::size_t Depth, Key K>                                                            \
   [[TARGET, gnu::flatten]] void contains_pipelined(std::span<const K> keys, std::span<bool> out) \

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuckoo/detail/isa.hpp"
+#include "cuckoo/detail/isa_lookup_members.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
@@ -30,6 +31,7 @@ class IsaMap;
  public:                                                                                     \
   using Inner::Inner;                                                                        \
   using V = typename Inner::value_type;                                                      \
+  CUCKOO_ISA_LOOKUP_MEMBERS(TARGET)                                                          \
                                                                                              \
   template <Key K>                                                                           \
   [[TARGET]] bool insert(const K& key, const V& value) {                                     \
@@ -47,14 +49,6 @@ class IsaMap;
   [[TARGET, gnu::flatten]] bool erase(const K& key, const V& value) noexcept {               \
     return Inner::erase(key, value);                                                         \
   }                                                                                          \
-  template <Key K>                                                                           \
-  [[TARGET, gnu::flatten]] bool contains(const K& key) const noexcept {                      \
-    return Inner::contains(key);                                                             \
-  }                                                                                          \
-  template <Key K>                                                                           \
-  [[TARGET, gnu::flatten]] std::size_t count(const K& key) const noexcept {                  \
-    return Inner::count(key);                                                                \
-  }                                                                                          \
   [[TARGET]] bool insert_hash(std::uint64_t hash, const V& value) {                          \
     return Inner::insert_hash(hash, value);                                                  \
   }                                                                                          \
@@ -62,19 +56,8 @@ class IsaMap;
       const noexcept {                                                                       \
     return Inner::find_hash(hash, out);                                                      \
   }                                                                                          \
-  [[TARGET, gnu::flatten]] bool contains_hash(std::uint64_t hash) const noexcept {           \
-    return Inner::contains_hash(hash);                                                       \
-  }                                                                                          \
-  [[TARGET, gnu::flatten]] std::size_t count_hash(std::uint64_t hash) const noexcept {       \
-    return Inner::count_hash(hash);                                                          \
-  }                                                                                          \
   [[TARGET, gnu::flatten]] bool erase_hash(std::uint64_t hash, const V& value) noexcept {    \
     return Inner::erase_hash(hash, value);                                                   \
-  }                                                                                          \
-  template <Key K>                                                                           \
-  [[TARGET, gnu::flatten]] void contains(std::span<const K> keys, std::span<bool> out)       \
-      const noexcept {                                                                       \
-    Inner::contains(keys, out);                                                              \
   }                                                                                          \
   template <Key K>                                                                           \
   [[TARGET, gnu::flatten]] void find(std::span<const K> keys, std::vector<V>& values,        \
