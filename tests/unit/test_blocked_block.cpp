@@ -5,7 +5,9 @@
 // crowded into a few lists (lists longer than 8 items, groups of 33 lists holding more than 29:
 // the lookups' slow paths), check after every step that the block holds exactly the model's
 // items, that every read (size, value_at, count and contains at every level this CPU runs, the
-// counts c1 and c2) agrees, and that the bytes are the canonical ones for the multiset.
+// counts c1 and c2) agrees, and that the bytes are the canonical ones for the multiset. Removes
+// run at every level (the fast path finds the item as contains does) and by the exact path, and
+// must write the same bytes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -246,6 +248,44 @@ void note_crowding(const std::vector<unsigned>& model, Crowding& seen) {
   seen.fullest_group0 = std::max(seen.fullest_group0, per_group[0]);
 }
 
+/// Removes one copy of v from `block` at every level this CPU runs, each from the same bytes: all
+/// must agree on the answer and on the bytes written (a failed remove writes nothing). Returns
+/// the answer; `block` holds the result.
+bool remove_at_every_level(Block& block, unsigned v, const std::string& where) {
+  const Block before = block;
+  bool answer = pocket::remove_exact(block.data(), v);
+  for_each_runnable_level([&](auto level) {
+    constexpr Isa L = decltype(level)::value;
+    Block copy = before;
+    EXPECT_EQ(pocket::remove<L>(copy.data(), v), answer)
+        << "remove of " << v << " at " << cuckoo::isa_name(L) << ", " << where;
+    EXPECT_EQ(copy, block) << "remove of " << v << " at " << cuckoo::isa_name(L)
+                           << " wrote other bytes than the exact path, " << where;
+  });
+  return answer;
+}
+
+/// Adds v to `block` (which has room) at every level this CPU runs, each from the same bytes: all
+/// must write the bytes the exact path writes.
+void add_at_every_level(Block& block, unsigned v, const std::string& where) {
+  const Block before = block;
+  {
+    const pocket::Tail t = pocket::load_tail(block.data());
+    pocket::insert_item(block.data(), t, pocket::list_of(v),
+                        pocket::add_slot_exact(block.data(), t, v), pocket::remainder_of(v));
+  }
+  for_each_runnable_level([&](auto level) {
+    constexpr Isa L = decltype(level)::value;
+    Block copy = before;
+    pocket::add<L>(copy.data(), v);
+    EXPECT_EQ(copy, block) << "add of " << v << " at " << cuckoo::isa_name(L)
+                           << " wrote other bytes than the exact path, " << where;
+    copy = before;
+    EXPECT_TRUE(pocket::try_add<L>(copy.data(), v)) << v << " at " << cuckoo::isa_name(L);
+    EXPECT_EQ(copy, block) << "try_add of " << v << " at " << cuckoo::isa_name(L) << ", " << where;
+  });
+}
+
 /// Fills to 43 and drains to 0 a few times, with a random mix of adds and removes in each phase,
 /// checking the block after every step; `seen` records how crowded the block got.
 void run_sequence(Spread spread, std::uint64_t seed, int steps, Crowding& seen) {
@@ -266,11 +306,13 @@ void run_sequence(Spread spread, std::uint64_t seed, int steps, Crowding& seen) 
     const bool add = model.empty() || (model.size() < kSlots && rng() % 5 < (filling ? 4u : 1u));
     if (add) {
       const unsigned v = source.next();
-      pocket::add(block.data(), v);
+      add_at_every_level(block, v, where);
+      if (::testing::Test::HasFailure()) return;
       model.insert(std::upper_bound(model.begin(), model.end(), v), v);
     } else {
       const unsigned v = model[rng() % model.size()];
-      ASSERT_TRUE(pocket::remove(block.data(), v)) << where;
+      ASSERT_TRUE(remove_at_every_level(block, v, where)) << where;
+      if (::testing::Test::HasFailure()) return;
       model.erase(std::lower_bound(model.begin(), model.end(), v));
     }
     if (step % 97 == 0) {
@@ -288,15 +330,25 @@ void run_sequence(Spread spread, std::uint64_t seed, int steps, Crowding& seen) 
           tries < 2 ? source.next() : static_cast<unsigned>(rng() % kValueCount);
       if (multiplicity(model, absent) != 0) continue;
       const Block unchanged = block;
-      ASSERT_FALSE(pocket::remove(block.data(), absent)) << absent << ", " << where;
+      ASSERT_FALSE(remove_at_every_level(block, absent, where)) << absent << ", " << where;
       ASSERT_EQ(block, unchanged) << "remove of absent " << absent << " wrote, " << where;
+    }
+    // A full block refuses an add and writes nothing, at every level.
+    if (model.size() == kSlots) {
+      const Block unchanged = block;
+      for_each_runnable_level([&](auto level) {
+        constexpr Isa L = decltype(level)::value;
+        ASSERT_FALSE(pocket::try_add<L>(block.data(), source.next())) << where;
+        ASSERT_EQ(block, unchanged) << "try_add to a full block wrote, " << where;
+      });
+      if (::testing::Test::HasFatalFailure()) return;
     }
     // Adding a value and removing it again gives back every byte.
     if (model.size() < kSlots) {
       const unsigned v = rng() % 2 == 0 ? source.next() : model.empty() ? 0u : model[0];
       const Block unchanged = block;
-      pocket::add(block.data(), v);
-      ASSERT_TRUE(pocket::remove(block.data(), v)) << v << ", " << where;
+      add_at_every_level(block, v, where);
+      ASSERT_TRUE(remove_at_every_level(block, v, where)) << v << ", " << where;
       ASSERT_EQ(block, unchanged) << "add then remove of " << v << " left a trace, " << where;
     }
   }
@@ -346,7 +398,7 @@ TEST(BlockedBlock, SetThresholdRoundTripsAndLeavesTheItemsAlone) {
     const unsigned n = round == 0 ? 0 : round == 1 ? kSlots : static_cast<unsigned>(rng() % 44);
     for (unsigned i = 0; i < n; ++i) {
       const auto v = static_cast<unsigned>(rng() % kValueCount);
-      pocket::add(block.data(), v);
+      pocket::add<Isa::kPortable>(block.data(), v);
       model.insert(std::upper_bound(model.begin(), model.end(), v), v);
     }
     for (unsigned t = 0; t <= kNoThreshold; ++t) {
@@ -415,7 +467,7 @@ TEST(BlockedBlock, GroupZeroOverThirtyItemsWithItemsInGroupOne) {
       const unsigned q = i < in_group0 ? static_cast<unsigned>(rng() % 33)
                                        : 33 + static_cast<unsigned>(rng() % 33);
       const unsigned v = 256 * q + static_cast<unsigned>(rng() % 256);
-      pocket::add(block.data(), v);
+      pocket::add<Isa::kPortable>(block.data(), v);
       model.insert(std::upper_bound(model.begin(), model.end(), v), v);
     }
     expect_block_matches(block, model, kNoThreshold, rng,

@@ -364,9 +364,9 @@ class BasicBlockedFilter {
   bool insert_probe(const Probe& p) {
     namespace pocket = detail::pocket;
     std::byte* first = block(p.block);
-    if (!pocket::try_add(first, p.value) &&
+    if (!pocket::try_add<L>(first, p.value) &&
         !(pocket::threshold_unit(p.value) >= pocket::threshold(first) &&
-          pocket::try_add(block(alternate(p)), p.value)) &&
+          pocket::try_add<L>(block(alternate(p)), p.value)) &&
         !kick_walk(p)) {
       return false;
     }
@@ -376,9 +376,9 @@ class BasicBlockedFilter {
 
   bool erase_probe(const Probe& p) noexcept {
     std::byte* first = block(p.block);
-    if (detail::pocket::remove(first, p.value) ||
+    if (detail::pocket::remove<L>(first, p.value) ||
         (detail::pocket::threshold_unit(p.value) >= detail::pocket::threshold(first) &&
-         detail::pocket::remove(block(alternate(p)), p.value))) {
+         detail::pocket::remove<L>(block(alternate(p)), p.value))) {
       --size_;
       return true;
     }
@@ -396,7 +396,7 @@ class BasicBlockedFilter {
     unsigned carried = p.value;
     for (unsigned kick = 0; kick < max_kicks_; ++kick) {
       std::byte* b = block(at);
-      if (pocket::try_add(b, carried)) {
+      if (pocket::try_add<L>(b, carried)) {
         walk_[steps++] = {at, static_cast<std::uint16_t>(carried), 0, 0, true, false};
         return true;
       }
@@ -405,6 +405,8 @@ class BasicBlockedFilter {
       unsigned rank = static_cast<unsigned>(rng_() % choices);
       if (kick < kGreedyKicks) {
         // One step ahead: of the kLookahead largest, the largest whose other block has room.
+        // (Prefetching the five other blocks before testing them measured no faster: 30.8 / 28.6
+        // against 31.8 / 28.0 M keys/s to 95%.)
         for (unsigned r = 0; r < kLookahead && r < n; ++r) {
           const unsigned candidate = pocket::value_at(b, n - 1 - r);
           if (kick == 0 && carried >= candidate) break;
@@ -421,8 +423,8 @@ class BasicBlockedFilter {
         pocket::set_threshold(b, std::min(old_threshold, pocket::threshold_unit(carried)));
         walk_[steps++] = {at, 0, 0, static_cast<std::uint16_t>(old_threshold), false, false};
       } else {
-        (void)pocket::remove(b, victim);
-        pocket::add(b, carried);
+        (void)pocket::remove<L>(b, victim);
+        pocket::add<L>(b, carried);
         pocket::set_threshold(b, std::min(old_threshold, pocket::threshold_unit(victim)));
         walk_[steps++] = {at,
                           static_cast<std::uint16_t>(carried),
@@ -437,8 +439,8 @@ class BasicBlockedFilter {
     while (steps-- > 0) {
       const Step& step = walk_[steps];
       std::byte* b = block(step.block);
-      if (step.has_added) (void)pocket::remove(b, step.added);
-      if (step.has_removed) pocket::add(b, step.removed);
+      if (step.has_added) (void)pocket::remove<L>(b, step.added);
+      if (step.has_removed) pocket::add<L>(b, step.removed);
       pocket::set_threshold(b, step.old_threshold);
     }
     return false;

@@ -314,30 +314,55 @@ CUCKOO_POCKET_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block,
                                 _mm512_set1_epi8(static_cast<char>(r))) >>
          kFirstRemainderByte;
 }
-/// Whether bits [begin, begin + length) of `equal` hold a set bit.
-CUCKOO_POCKET_BMI_FN bool any_in(std::uint64_t equal, unsigned begin, unsigned length) noexcept {
-  return _bzhi_u64(equal >> begin, length) != 0;
+/// Bit s set where slot s holds a remainder ≤ r (bits 43.. are header bytes; masked by the
+/// caller).
+CUCKOO_POCKET_BMI_FN std::uint64_t at_most_slots_avx2(const std::byte* block, unsigned r) noexcept {
+  const __m256i needle = _mm256_set1_epi8(static_cast<char>(r));
+  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
+  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+  // x ≤ r (unsigned) exactly when min(x, r) = x.
+  const auto mlo = static_cast<std::uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(lo, needle), lo)));
+  const auto mhi = static_cast<std::uint32_t>(
+      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(hi, needle), hi)));
+  return ((std::uint64_t{mhi} << 32) | mlo) >> kFirstRemainderByte;
+}
+CUCKOO_POCKET_AVX512_FN std::uint64_t at_most_slots_avx512(const std::byte* block,
+                                                           unsigned r) noexcept {
+  return _mm512_cmple_epu8_mask(_mm512_loadu_si512(block),
+                                _mm512_set1_epi8(static_cast<char>(r))) >>
+         kFirstRemainderByte;
+}
+/// Bits [begin, begin + length) of `equal`, moved down to bit 0 (begin < 64 when the span is
+/// ok; masked so that a span that is not stays defined).
+CUCKOO_POCKET_BMI_FN std::uint64_t in_span(std::uint64_t equal, unsigned begin,
+                                           unsigned length) noexcept {
+  return _bzhi_u64(equal >> (begin & 63), length);
 }
 #endif
 
+/// Where v may be in a block, from the fast path: bit i of `matches` (vector levels) or bit
+/// 8i + 7 (portable) set where slot begin + i holds v's remainder within v's list; ok is false
+/// when the fast path cannot tell (a group code that does not fit, or at the portable level a list
+/// longer than the 8 bytes it reads), and the caller takes the exact path.
+struct FastMatch {
+  std::uint64_t matches;
+  unsigned begin;
+  bool ok;
+};
+
 template <Isa L>
-[[gnu::always_inline]] inline bool contains(const std::byte* block, unsigned v) noexcept {
+[[gnu::always_inline]] inline FastMatch fast_match(const std::byte* block, unsigned v) noexcept {
   const unsigned q = list_of(v), r = remainder_of(v);
 #if CUCKOO_HAS_X86_VECTOR_PATHS
   if constexpr (L != Isa::kPortable) {
     const std::uint64_t equal =
         L == Isa::kAvx512 ? equal_slots_avx512(block, r) : equal_slots_avx2(block, r);
     const FastSpan span = fast_span<L>(block, q);
-    if (!span.ok) [[unlikely]] {
-      return count_in(block, list_span_wide(load_tail(block), q), r) != 0;
-    }
-    return any_in(equal, span.begin, span.length);
+    return {in_span(equal, span.begin, span.length), span.begin, span.ok};
   }
 #endif
   const FastSpan span = fast_span<L>(block, q);
-  if (!span.ok || span.length > 8) [[unlikely]] {
-    return count_in(block, list_span_wide(load_tail(block), q), r) != 0;
-  }
   // 8 bytes from the list's first slot, read from at most byte 56 so as not to leave the line.
   const unsigned first = static_cast<unsigned>(kFirstRemainderByte) + span.begin;
   const unsigned at = first < kBlockBytes - 8 ? first : static_cast<unsigned>(kBlockBytes - 8);
@@ -345,7 +370,23 @@ template <Isa L>
   const unsigned shift = 8 * (first - at);
   const std::uint64_t word = shift < 64 ? load64(block + at) >> shift : 0;
   const std::uint64_t x = word ^ (r * 0x0101010101010101ull);
-  return (zero_bytes(x) & low_bytes(span.length)) != 0;
+  return {zero_bytes(x) & low_bytes(span.length), span.begin, span.ok && span.length <= 8};
+}
+
+/// The slot of the first match of a fast_match that found one.
+template <Isa L>
+[[gnu::always_inline]] inline unsigned first_match_slot(const FastMatch& m) noexcept {
+  const unsigned bit = trailing_zeros<L>(m.matches);
+  return m.begin + (L == Isa::kPortable ? bit / 8 : bit);
+}
+
+template <Isa L>
+[[gnu::always_inline]] inline bool contains(const std::byte* block, unsigned v) noexcept {
+  const FastMatch m = fast_match<L>(block, v);
+  if (!m.ok) [[unlikely]] {
+    return count_in(block, list_span_wide(load_tail(block), list_of(v)), remainder_of(v)) != 0;
+  }
+  return m.matches != 0;
 }
 
 template <Isa L>
@@ -357,101 +398,322 @@ inline unsigned size(const std::byte* block) noexcept {
   return item_count(load_tail(block));
 }
 
-/// Header with a 1 inserted at position p (bits at p and above move up one).
-inline Tail insert_one(Tail t, unsigned p) noexcept {
-  const auto insert_word = [](std::uint64_t w, unsigned bit) {
-    const std::uint64_t below = bit == 0 ? 0 : w & (~std::uint64_t{0} >> (64 - bit));
-    return below | (std::uint64_t{1} << bit) | ((w & ~below) << 1);
-  };
-  const std::uint64_t c0 = t.w0 >> 63, c1 = t.w1 >> 63;
-  if (p < 64) {
-    t.w2 = ((t.w2 << 1) | c1) & 0x7FFF;
-    t.w1 = (t.w1 << 1) | c0;
-    t.w0 = insert_word(t.w0, p);
-  } else if (p < 128) {
-    t.w2 = ((t.w2 << 1) | c1) & 0x7FFF;
-    t.w1 = insert_word(t.w1, p - 64);
-  } else {
-    t.w2 = insert_word(t.w2, p - 128) & 0x7FFF;
-  }
+/// The low n bits of a word, n ≤ 64, without a branch.
+inline std::uint64_t low_bits(unsigned n) noexcept {
+  return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+}
+
+/// Of each of the three header words, the bits below header position p.
+struct WordMasks {
+  std::uint64_t w0, w1, w2;
+};
+inline WordMasks bits_below(unsigned p) noexcept {
+  return {low_bits(p < 64 ? p : 64),
+          low_bits(p < 64    ? 0
+                   : p < 128 ? p - 64
+                             : 64),
+          low_bits(p < 128 ? 0 : p - 128)};
+}
+
+/// Header with the bit at position p removed (bits above it move down one). Without branches: a
+/// fast erase runs it on a line just read, where a mispredicted branch would discard the next
+/// keys' loads.
+inline Tail erase_bit(Tail t, unsigned p) noexcept {
+  const auto [keep0, keep1, keep2] = bits_below(p);
+  const std::uint64_t down0 = (t.w0 >> 1) | (t.w1 << 63);
+  const std::uint64_t down1 = (t.w1 >> 1) | (t.w2 << 63);
+  const std::uint64_t down2 = t.w2 >> 1;
+  t.w0 = (t.w0 & keep0) | (down0 & ~keep0);
+  t.w1 = (t.w1 & keep1) | (down1 & ~keep1);
+  t.w2 = (t.w2 & keep2) | (down2 & ~keep2);
   return t;
 }
 
-/// Header with the bit at position p removed (bits above it move down one).
-inline Tail erase_bit(Tail t, unsigned p) noexcept {
-  const auto erase_word = [](std::uint64_t w, unsigned bit, std::uint64_t carry_in) {
-    const std::uint64_t below = bit == 0 ? 0 : w & (~std::uint64_t{0} >> (64 - bit));
-    const std::uint64_t above = bit == 63 ? 0 : (w >> (bit + 1)) << bit;
-    return below | above | (carry_in << 63);
-  };
-  if (p < 64) {
-    t.w0 = erase_word(t.w0, p, t.w1 & 1);
-    t.w1 = (t.w1 >> 1) | ((t.w2 & 1) << 63);
-    t.w2 >>= 1;
-  } else if (p < 128) {
-    t.w1 = erase_word(t.w1, p - 64, t.w2 & 1);
-    t.w2 >>= 1;
-  } else {
-    const unsigned bit = p - 128;
-    const std::uint64_t below = t.w2 & ((std::uint64_t{1} << bit) - 1);
-    t.w2 = below | ((t.w2 >> (bit + 1)) << bit);
-  }
+/// Header with a 1 inserted at position p (bits at p and above move up one; the header has room).
+/// Without branches, as erase_bit.
+inline Tail insert_one(Tail t, unsigned p) noexcept {
+  const auto [keep0, keep1, keep2] = bits_below(p);
+  const std::uint64_t up0 = t.w0 << 1;
+  const std::uint64_t up1 = (t.w1 << 1) | (t.w0 >> 63);
+  const std::uint64_t up2 = (t.w2 << 1) | (t.w1 >> 63);
+  t.w0 = (t.w0 & keep0) | (up0 & ~keep0) | (p < 64 ? std::uint64_t{1} << p : 0);
+  t.w1 = (t.w1 & keep1) | (up1 & ~keep1) | (p - 64 < 64 ? std::uint64_t{1} << (p - 64) : 0);
+  t.w2 = ((t.w2 & keep2) | (up2 & ~keep2) | (p - 128 < 64 ? std::uint64_t{1} << (p - 128) : 0)) &
+         0x7FFF;
   return t;
+}
+
+/// The remainders with slot s's removed: the ones above move down a slot and the last slot
+/// becomes 0, as after a memmove (unused slots hold 0). Branch-free over the six words that hold
+/// remainders; the header bytes in the lowest (16..20) lie below every slot and stay.
+inline void erase_remainder(std::byte* block, unsigned slot) noexcept {
+  constexpr unsigned kFirstWord = 2, kWords = kBlockBytes / 8;
+  static_assert(8 * kFirstWord <= kFirstRemainderByte && kFirstRemainderByte < 8 * kFirstWord + 8);
+  const unsigned at = static_cast<unsigned>(kFirstRemainderByte) + slot;  // byte to remove
+  std::uint64_t words[kWords - kFirstWord + 1];
+  for (unsigned k = 0; k < kWords - kFirstWord; ++k)
+    words[k] = load64(block + 8 * (kFirstWord + k));
+  words[kWords - kFirstWord] = 0;
+  for (unsigned k = 0; k < kWords - kFirstWord; ++k) {
+    const unsigned start = 8 * (kFirstWord + k);
+    const unsigned below = at <= start ? 0 : at - start;  // bytes of this word below `at`
+    const std::uint64_t keep = low_bytes(below);
+    const std::uint64_t down = (words[k] >> 8) | (words[k + 1] << 56);
+    store64(block + start, (words[k] & keep) | (down & ~keep));
+  }
+}
+
+/// The remainders with r inserted at slot s: the ones from s up move up a slot (the last slot's,
+/// 0 in a block with room, drops out). Branch-free, as erase_remainder.
+inline void insert_remainder(std::byte* block, unsigned slot, unsigned r) noexcept {
+  constexpr unsigned kFirstWord = 2, kWords = kBlockBytes / 8;
+  const unsigned at = static_cast<unsigned>(kFirstRemainderByte) + slot;  // byte r goes to
+  std::uint64_t words[kWords - kFirstWord];
+  for (unsigned k = 0; k < kWords - kFirstWord; ++k)
+    words[k] = load64(block + 8 * (kFirstWord + k));
+  for (unsigned k = 0; k < kWords - kFirstWord; ++k) {
+    const unsigned start = 8 * (kFirstWord + k);
+    const unsigned below = at <= start ? 0 : at - start;  // bytes of this word below `at`
+    const std::uint64_t keep = low_bytes(below);
+    // Word 2's lowest byte would come from the header word below; `keep` covers it.
+    const std::uint64_t up = (words[k] << 8) | (k == 0 ? 0 : words[k - 1] >> 56);
+    store64(block + start, (words[k] & keep) | (up & ~keep));
+  }
+  block[at] = static_cast<std::byte>(r);
 }
 
 /// c1, c2 after an item of list q came (+1) or went (−1): the counts of the groups after q's.
 inline void adjust_counts(Tail& t, unsigned q, int delta) noexcept {
-  for (unsigned g = group_of(q) + 1; g < kGroups; ++g)
-    t.counts[g - 1] = static_cast<unsigned>(static_cast<int>(t.counts[g - 1]) + delta);
+  const unsigned group = group_of(q);
+  for (unsigned g = 1; g < kGroups; ++g) {
+    const int change = group < g ? delta : 0;
+    t.counts[g - 1] = static_cast<unsigned>(static_cast<int>(t.counts[g - 1]) + change);
+  }
 }
 
-/// Adds v in its sorted place to a block whose tail t (n items, n < kSlots) was just loaded.
-inline void add_loaded(std::byte* block, Tail t, unsigned n, unsigned v) noexcept {
-  const unsigned q = list_of(v), r = remainder_of(v);
-  const Span span = list_span_wide(t, q);
-  unsigned slot = span.begin;
-  while (slot < span.end && remainder_at(block, slot) <= r) ++slot;
-  std::byte* first = block + kFirstRemainderByte;
-  std::memmove(first + slot + 1, first + slot, n - slot);
-  first[slot] = static_cast<std::byte>(r);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+// The vector levels' edits: an item's insertion or removal as about 30 vector operations on the
+// whole line, no branch and one pair of stores. A single-key erase runs them on a line it has just
+// waited for, where every instruction after the load holds back the next keys' loads (see the top
+// of this file): with the scalar edits below (about 130 instructions) a single-key erase took 3x
+// a lookup; the remainders' shift alone cost 0.7x a lookup as six 64-bit words and nothing as two
+// vector permutes.
+
+/// The line as two halves: bytes 0..31 and 32..63.
+struct Line {
+  __m256i lo, hi;
+};
+CUCKOO_POCKET_BMI_FN Line load_line(const std::byte* block) noexcept {
+  return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32))};
+}
+CUCKOO_POCKET_BMI_FN void store_line(std::byte* block, const Line& line) noexcept {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(block), line.lo);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(block + 32), line.hi);
+}
+/// Byte j of each half compared with `at`: its index in the line.
+CUCKOO_POCKET_BMI_FN __m256i byte_index_lo() noexcept {
+  return _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+                          21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
+}
+/// The header bits (0..142) of the low half, as 64-bit lanes.
+CUCKOO_POCKET_BMI_FN __m256i header_mask() noexcept {
+  return _mm256_setr_epi64x(-1, -1, 0x7FFF, 0);
+}
+/// Per 64-bit lane of the low half, the header bits below header position p.
+CUCKOO_POCKET_BMI_FN __m256i header_bits_below(unsigned p) noexcept {
+  const __m256i n = _mm256_sub_epi64(_mm256_set1_epi64x(p), _mm256_setr_epi64x(0, 64, 128, 192));
+  // ~(~0 << n) is the low n bits for 0 ≤ n (a count of 64 or more shifts to 0); a lane that
+  // starts above p (n < 0) keeps none.
+  return _mm256_andnot_si256(_mm256_sllv_epi64(_mm256_set1_epi64x(-1), n),
+                             _mm256_cmpgt_epi64(n, _mm256_setzero_si256()));
+}
+/// c1 and c2 (bytes 19 and 20) change by one for each group after q's: the bytes to add or
+/// subtract, as a low half.
+CUCKOO_POCKET_BMI_FN __m256i count_steps(unsigned q) noexcept {
+  const unsigned group = group_of(q);
+  return _mm256_setr_epi32(0, 0, 0, 0, static_cast<int>((group < 1 ? 1u : 0u) << 24),
+                           static_cast<int>(group < 2 ? 1u : 0u), 0, 0);
+}
+
+/// Removes the item in `slot` of list q.
+CUCKOO_POCKET_BMI_FN void remove_item_avx2(std::byte* block, unsigned q, unsigned slot) noexcept {
+  const unsigned at = static_cast<unsigned>(kFirstRemainderByte) + slot;
+  const Line line = load_line(block);
+  // Remainders: byte j ≥ at takes byte j + 1; byte 63 takes 0.
+  const __m256i mid = _mm256_permute2x128_si256(line.lo, line.hi, 0x21);  // bytes 16..47
+  const __m256i top = _mm256_permute2x128_si256(line.hi, line.hi, 0x81);  // bytes 48..63, 0
+  const __m256i down_lo = _mm256_alignr_epi8(mid, line.lo, 1);
+  const __m256i down_hi = _mm256_alignr_epi8(top, line.hi, 1);
+  const __m256i before = _mm256_set1_epi8(static_cast<char>(at - 1));
+  const __m256i index = byte_index_lo();
+  const __m256i moved_lo = _mm256_cmpgt_epi8(index, before);
+  const __m256i moved_hi = _mm256_cmpgt_epi8(_mm256_add_epi8(index, _mm256_set1_epi8(32)), before);
+  // Header: bit slot + q goes, the bits above it move down one.
+  const __m256i mask = header_mask();
+  const __m256i header = _mm256_and_si256(line.lo, mask);
+  const __m256i next = _mm256_permute4x64_epi64(header, 0xF9);  // lanes 1, 2, 3, 3 (lane 3 is 0)
+  const __m256i down = _mm256_or_si256(_mm256_srli_epi64(header, 1), _mm256_slli_epi64(next, 63));
+  const __m256i keep = header_bits_below(slot + q);
+  const __m256i new_header =
+      _mm256_or_si256(_mm256_and_si256(header, keep), _mm256_andnot_si256(keep, down));
+  const __m256i lo = _mm256_sub_epi8(
+      _mm256_or_si256(_mm256_andnot_si256(mask, line.lo), new_header), count_steps(q));
+  store_line(block, {_mm256_blendv_epi8(lo, down_lo, moved_lo),
+                     _mm256_blendv_epi8(line.hi, down_hi, moved_hi)});
+}
+
+/// One half of a line with its bytes above `where` taken from `up` and byte `where` set to
+/// `value`.
+CUCKOO_POCKET_BMI_FN __m256i place_byte(__m256i half, __m256i up, __m256i index, __m256i where,
+                                        __m256i value) noexcept {
+  const __m256i moved = _mm256_blendv_epi8(half, up, _mm256_cmpgt_epi8(index, where));
+  return _mm256_blendv_epi8(moved, value, _mm256_cmpeq_epi8(index, where));
+}
+
+/// Puts remainder r of list q into `slot` of a block with room.
+CUCKOO_POCKET_BMI_FN void insert_item_avx2(std::byte* block, unsigned q, unsigned slot,
+                                           unsigned r) noexcept {
+  const unsigned at = static_cast<unsigned>(kFirstRemainderByte) + slot;
+  const Line line = load_line(block);
+  // Remainders: byte j > at takes byte j − 1, byte at takes r (byte 63, 0 in a block with room,
+  // drops out).
+  const __m256i below_lo = _mm256_permute2x128_si256(line.lo, line.lo, 0x08);  // 0, bytes 0..15
+  const __m256i below_hi = _mm256_permute2x128_si256(line.hi, line.lo, 0x03);  // bytes 16..47
+  const __m256i up_lo = _mm256_alignr_epi8(line.lo, below_lo, 15);
+  const __m256i up_hi = _mm256_alignr_epi8(line.hi, below_hi, 15);
+  const __m256i where = _mm256_set1_epi8(static_cast<char>(at));
+  const __m256i index = byte_index_lo(), index_hi = _mm256_add_epi8(index, _mm256_set1_epi8(32));
+  const __m256i value = _mm256_set1_epi8(static_cast<char>(r));
+  // Header: a 1 at bit slot + q, the bits from there up one.
+  const __m256i mask = header_mask();
+  const __m256i header = _mm256_and_si256(line.lo, mask);
+  const __m256i prev = _mm256_permute4x64_epi64(header, 0x93);  // lanes 3, 0, 1, 2 (lane 3 is 0)
+  const __m256i up = _mm256_or_si256(_mm256_slli_epi64(header, 1), _mm256_srli_epi64(prev, 63));
+  const unsigned p = slot + q;
+  const __m256i keep = header_bits_below(p);
+  const __m256i one = _mm256_sllv_epi64(
+      _mm256_set1_epi64x(1),
+      _mm256_sub_epi64(_mm256_set1_epi64x(p), _mm256_setr_epi64x(0, 64, 128, 192)));
+  const __m256i new_header = _mm256_and_si256(
+      _mm256_or_si256(
+          _mm256_or_si256(_mm256_and_si256(header, keep), _mm256_andnot_si256(keep, up)), one),
+      mask);
+  const __m256i lo = _mm256_add_epi8(
+      _mm256_or_si256(_mm256_andnot_si256(mask, line.lo), new_header), count_steps(q));
+  store_line(block, {place_byte(lo, up_lo, index, where, value),
+                     place_byte(line.hi, up_hi, index_hi, where, value)});
+}
+#endif
+
+/// Puts remainder r of list q into `slot` of a block with room whose tail t was just loaded.
+inline void insert_item(std::byte* block, Tail t, unsigned q, unsigned slot, unsigned r) noexcept {
+  insert_remainder(block, slot, r);
   t = insert_one(t, slot + q);
   adjust_counts(t, q, +1);
   store_tail(block, t);
 }
 
+/// Where v goes in its sorted place: after the items of its list with remainders up to its own.
+/// Exact for any block.
+inline unsigned add_slot_exact(const std::byte* block, const Tail& t, unsigned v) noexcept {
+  const unsigned r = remainder_of(v);
+  const Span span = list_span_wide(t, list_of(v));
+  unsigned slot = span.begin;
+  while (slot < span.end && remainder_at(block, slot) <= r) ++slot;
+  return slot;
+}
+
+/// The same from the vector levels' fast path (the list's span and one compare of the line), the
+/// exact path when the group's code does not fit and at the portable level.
+template <Isa L>
+[[gnu::always_inline]] inline unsigned add_slot(const std::byte* block, const Tail& t,
+                                                unsigned v) noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) {
+    const unsigned r = remainder_of(v);
+    const std::uint64_t at_most =
+        L == Isa::kAvx512 ? at_most_slots_avx512(block, r) : at_most_slots_avx2(block, r);
+    const FastSpan span = fast_span<L>(block, list_of(v));
+    if (span.ok) [[likely]] {
+      return span.begin +
+             static_cast<unsigned>(std::popcount(in_span(at_most, span.begin, span.length)));
+    }
+  }
+#endif
+  return add_slot_exact(block, t, v);
+}
+
+/// Adds v to a block with fewer than kSlots items (whose tail t was just loaded), in its sorted
+/// place.
+template <Isa L>
+[[gnu::always_inline]] inline void add_loaded(std::byte* block, const Tail& t,
+                                              unsigned v) noexcept {
+  const unsigned slot = add_slot<L>(block, t, v);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) {
+    insert_item_avx2(block, list_of(v), slot, remainder_of(v));
+    return;
+  }
+#endif
+  insert_item(block, t, list_of(v), slot, remainder_of(v));
+}
+
 /// Adds v to a block with fewer than kSlots items, in its sorted place.
+template <Isa L>
 inline void add(std::byte* block, unsigned v) noexcept {
-  const Tail t = load_tail(block);
-  add_loaded(block, t, item_count(t), v);
+  add_loaded<L>(block, load_tail(block), v);
 }
 
 /// Adds v if the block has room (one read of its header for the test and the change); false,
 /// changing nothing, if it is full.
+template <Isa L>
 inline bool try_add(std::byte* block, unsigned v) noexcept {
   const Tail t = load_tail(block);
-  const unsigned n = item_count(t);
-  if (n >= kSlots) return false;
-  add_loaded(block, t, n, v);
+  if (item_count(t) >= kSlots) return false;
+  add_loaded<L>(block, t, v);
   return true;
 }
 
-/// Removes one copy of v; false if the block has none.
-inline bool remove(std::byte* block, unsigned v) noexcept {
-  Tail t = load_tail(block);
+/// Removes the item in `slot` (of list q) from a block whose tail t was just loaded.
+inline void remove_item(std::byte* block, Tail t, unsigned q, unsigned slot) noexcept {
+  erase_remainder(block, slot);
+  t = erase_bit(t, slot + q);
+  adjust_counts(t, q, -1);
+  store_tail(block, t);
+}
+
+/// Removes one copy of v, finding it by the exact (slow) path; false if the block has none.
+[[gnu::noinline]] inline bool remove_exact(std::byte* block, unsigned v) noexcept {
+  const Tail t = load_tail(block);
   const unsigned q = list_of(v), r = remainder_of(v);
   const Span span = list_span_wide(t, q);
   for (unsigned slot = span.begin; slot < span.end; ++slot) {
     if (remainder_at(block, slot) != r) continue;
-    const unsigned n = item_count(t);
-    std::byte* first = block + kFirstRemainderByte;
-    std::memmove(first + slot, first + slot + 1, n - 1 - slot);
-    first[n - 1] = std::byte{0};
-    t = erase_bit(t, slot + q);
-    adjust_counts(t, q, -1);
-    store_tail(block, t);
+    remove_item(block, t, q, slot);
     return true;
   }
   return false;
+}
+
+/// Removes one copy of v; false, writing nothing, if the block has none. Finds it as contains<L>
+/// does (the first of equal copies: the bytes after are the same whichever goes).
+template <Isa L>
+CUCKOO_HOT bool remove(std::byte* block, unsigned v) noexcept {
+  const FastMatch m = fast_match<L>(block, v);
+  if (!m.ok) [[unlikely]] {
+    return remove_exact(block, v);
+  }
+  if (m.matches == 0) return false;
+  const unsigned slot = first_match_slot<L>(m);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) {
+    remove_item_avx2(block, list_of(v), slot);
+    return true;
+  }
+#endif
+  remove_item(block, load_tail(block), list_of(v), slot);
+  return true;
 }
 
 /// The value in slot `slot` (< size): slots are sorted, so slot n − 1 − k is the k-th largest.
