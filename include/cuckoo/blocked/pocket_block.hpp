@@ -299,14 +299,30 @@ template <Isa L>
 }
 
 #if CUCKOO_HAS_X86_VECTOR_PATHS
+/// The line as two halves: bytes 0..31 and 32..63.
+struct Line {
+  __m256i lo, hi;
+};
+CUCKOO_POCKET_BMI_FN Line load_line(const std::byte* block) noexcept {
+  return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)),
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32))};
+}
+CUCKOO_POCKET_BMI_FN void store_line(std::byte* block, const Line& line) noexcept {
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(block), line.lo);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(block + 32), line.hi);
+}
+/// Bit s set where byte 21 + s of a line's byte masks is set: the slots' bits.
+CUCKOO_POCKET_BMI_FN std::uint64_t slot_bits(__m256i lo, __m256i hi) noexcept {
+  const auto mlo = static_cast<std::uint32_t>(_mm256_movemask_epi8(lo));
+  const auto mhi = static_cast<std::uint32_t>(_mm256_movemask_epi8(hi));
+  return ((std::uint64_t{mhi} << 32) | mlo) >> kFirstRemainderByte;
+}
+
 /// Bit s set where slot s holds remainder r (bits 43.. are header bytes; masked by the caller).
 CUCKOO_POCKET_BMI_FN std::uint64_t equal_slots_avx2(const std::byte* block, unsigned r) noexcept {
   const __m256i needle = _mm256_set1_epi8(static_cast<char>(r));
-  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
-  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
-  const auto mlo = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(lo, needle)));
-  const auto mhi = static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(hi, needle)));
-  return ((std::uint64_t{mhi} << 32) | mlo) >> kFirstRemainderByte;
+  const Line line = load_line(block);
+  return slot_bits(_mm256_cmpeq_epi8(line.lo, needle), _mm256_cmpeq_epi8(line.hi, needle));
 }
 CUCKOO_POCKET_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block,
                                                          unsigned r) noexcept {
@@ -318,14 +334,10 @@ CUCKOO_POCKET_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block,
 /// caller).
 CUCKOO_POCKET_BMI_FN std::uint64_t at_most_slots_avx2(const std::byte* block, unsigned r) noexcept {
   const __m256i needle = _mm256_set1_epi8(static_cast<char>(r));
-  const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block));
-  const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32));
+  const Line line = load_line(block);
   // x ≤ r (unsigned) exactly when min(x, r) = x.
-  const auto mlo = static_cast<std::uint32_t>(
-      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(lo, needle), lo)));
-  const auto mhi = static_cast<std::uint32_t>(
-      _mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_min_epu8(hi, needle), hi)));
-  return ((std::uint64_t{mhi} << 32) | mlo) >> kFirstRemainderByte;
+  return slot_bits(_mm256_cmpeq_epi8(_mm256_min_epu8(line.lo, needle), line.lo),
+                   _mm256_cmpeq_epi8(_mm256_min_epu8(line.hi, needle), line.hi));
 }
 CUCKOO_POCKET_AVX512_FN std::uint64_t at_most_slots_avx512(const std::byte* block,
                                                            unsigned r) noexcept {
@@ -499,18 +511,6 @@ inline void adjust_counts(Tail& t, unsigned q, int delta) noexcept {
 // a lookup; the remainders' shift alone cost 0.7x a lookup as six 64-bit words and nothing as two
 // vector permutes.
 
-/// The line as two halves: bytes 0..31 and 32..63.
-struct Line {
-  __m256i lo, hi;
-};
-CUCKOO_POCKET_BMI_FN Line load_line(const std::byte* block) noexcept {
-  return {_mm256_loadu_si256(reinterpret_cast<const __m256i*>(block)),
-          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(block + 32))};
-}
-CUCKOO_POCKET_BMI_FN void store_line(std::byte* block, const Line& line) noexcept {
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(block), line.lo);
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(block + 32), line.hi);
-}
 /// Byte j of each half compared with `at`: its index in the line.
 CUCKOO_POCKET_BMI_FN __m256i byte_index_lo() noexcept {
   return _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
