@@ -511,7 +511,7 @@ inline void adjust_counts(Tail& t, unsigned q, int delta) noexcept {
 // a lookup; the remainders' shift alone cost 0.7x a lookup as six 64-bit words and nothing as two
 // vector permutes.
 
-/// Byte j of each half compared with `at`: its index in the line.
+/// The low half with each byte holding its own index in the line (add 32 for the high half).
 CUCKOO_POCKET_BMI_FN __m256i byte_index_lo() noexcept {
   return _mm256_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
                           21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31);
@@ -520,11 +520,15 @@ CUCKOO_POCKET_BMI_FN __m256i byte_index_lo() noexcept {
 CUCKOO_POCKET_BMI_FN __m256i header_mask() noexcept {
   return _mm256_setr_epi64x(-1, -1, 0x7FFF, 0);
 }
-/// Per 64-bit lane of the low half, the header bits below header position p.
-CUCKOO_POCKET_BMI_FN __m256i header_bits_below(unsigned p) noexcept {
-  const __m256i n = _mm256_sub_epi64(_mm256_set1_epi64x(p), _mm256_setr_epi64x(0, 64, 128, 192));
+/// Header position p as a bit position in each 64-bit lane of the low half: p − 64·lane (negative
+/// for the lanes above p's).
+CUCKOO_POCKET_BMI_FN __m256i position_in_lanes(unsigned p) noexcept {
+  return _mm256_sub_epi64(_mm256_set1_epi64x(p), _mm256_setr_epi64x(0, 64, 128, 192));
+}
+/// Per 64-bit lane, the bits below a position_in_lanes n.
+CUCKOO_POCKET_BMI_FN __m256i bits_below_in_lanes(__m256i n) noexcept {
   // ~(~0 << n) is the low n bits for 0 ≤ n (a count of 64 or more shifts to 0); a lane that
-  // starts above p (n < 0) keeps none.
+  // starts above the position (n < 0) keeps none.
   return _mm256_andnot_si256(_mm256_sllv_epi64(_mm256_set1_epi64x(-1), n),
                              _mm256_cmpgt_epi64(n, _mm256_setzero_si256()));
 }
@@ -554,7 +558,7 @@ CUCKOO_POCKET_BMI_FN void remove_item_avx2(std::byte* block, unsigned q, unsigne
   const __m256i header = _mm256_and_si256(line.lo, mask);
   const __m256i next = _mm256_permute4x64_epi64(header, 0xF9);  // lanes 1, 2, 3, 3 (lane 3 is 0)
   const __m256i down = _mm256_or_si256(_mm256_srli_epi64(header, 1), _mm256_slli_epi64(next, 63));
-  const __m256i keep = header_bits_below(slot + q);
+  const __m256i keep = bits_below_in_lanes(position_in_lanes(slot + q));
   const __m256i new_header =
       _mm256_or_si256(_mm256_and_si256(header, keep), _mm256_andnot_si256(keep, down));
   const __m256i lo = _mm256_sub_epi8(
@@ -590,11 +594,10 @@ CUCKOO_POCKET_BMI_FN void insert_item_avx2(std::byte* block, unsigned q, unsigne
   const __m256i header = _mm256_and_si256(line.lo, mask);
   const __m256i prev = _mm256_permute4x64_epi64(header, 0x93);  // lanes 3, 0, 1, 2 (lane 3 is 0)
   const __m256i up = _mm256_or_si256(_mm256_slli_epi64(header, 1), _mm256_srli_epi64(prev, 63));
-  const unsigned p = slot + q;
-  const __m256i keep = header_bits_below(p);
-  const __m256i one = _mm256_sllv_epi64(
-      _mm256_set1_epi64x(1),
-      _mm256_sub_epi64(_mm256_set1_epi64x(p), _mm256_setr_epi64x(0, 64, 128, 192)));
+  const __m256i position = position_in_lanes(slot + q);
+  const __m256i keep = bits_below_in_lanes(position);
+  // The new 1 (a count outside 0..63 shifts it out of the lane).
+  const __m256i one = _mm256_sllv_epi64(_mm256_set1_epi64x(1), position);
   const __m256i new_header = _mm256_and_si256(
       _mm256_or_si256(
           _mm256_or_si256(_mm256_and_si256(header, keep), _mm256_andnot_si256(keep, up)), one),
