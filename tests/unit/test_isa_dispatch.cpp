@@ -174,7 +174,7 @@ TEST(IsaDispatch, GrowableAvx2MatchesPortable) {
 /// full table (failed ones included), duplicates, single and batched finds, erases of pairs; the
 /// same values in the same order, the same fingerprint and value bytes.
 template <Isa L, unsigned b, unsigned f>
-void check_vector_level_matches_portable(unsigned bits) {
+void check_map_level_matches_portable(unsigned bits) {
   if (cuckoo::active_isa() < L) GTEST_SKIP() << "this CPU does not run " << cuckoo::isa_name(L);
   using Portable =
       cuckoo::BasicApproximateMap<cuckoo::PackedTable<b, f, Isa::kPortable>, std::uint16_t>;
@@ -223,11 +223,11 @@ void check_vector_level_matches_portable(unsigned bits) {
 
 #if CUCKOO_HAS_X86_VECTOR_PATHS
 TEST(IsaDispatch, MapAvx2MatchesPortable) {
-  check_vector_level_matches_portable<Isa::kAvx2, 4, 12>(12);
-  check_vector_level_matches_portable<Isa::kAvx2, 4, 8>(8);
-  check_vector_level_matches_portable<Isa::kAvx2, 4, 16>(16);
-  for (unsigned bits : {5u, 13u, 20u}) check_vector_level_matches_portable<Isa::kAvx2, 4, 0>(bits);
-  for (unsigned bits : {7u, 12u, 29u}) check_vector_level_matches_portable<Isa::kAvx2, 2, 0>(bits);
+  check_map_level_matches_portable<Isa::kAvx2, 4, 12>(12);
+  check_map_level_matches_portable<Isa::kAvx2, 4, 8>(8);
+  check_map_level_matches_portable<Isa::kAvx2, 4, 16>(16);
+  for (unsigned bits : {5u, 13u, 20u}) check_map_level_matches_portable<Isa::kAvx2, 4, 0>(bits);
+  for (unsigned bits : {7u, 12u, 29u}) check_map_level_matches_portable<Isa::kAvx2, 2, 0>(bits);
 }
 #endif
 
