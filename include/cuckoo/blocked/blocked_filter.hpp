@@ -423,7 +423,7 @@ class BasicBlockedFilter {
         pocket::set_threshold(b, std::min(old_threshold, pocket::threshold_unit(carried)));
         walk_[steps++] = {at, 0, 0, static_cast<std::uint16_t>(old_threshold), false, false};
       } else {
-        (void)pocket::remove<L>(b, victim);
+        pocket::remove_at<L>(b, pocket::list_of(victim), n - 1 - rank);  // where value_at read it
         pocket::add<L>(b, carried);
         pocket::set_threshold(b, std::min(old_threshold, pocket::threshold_unit(victim)));
         walk_[steps++] = {at,

@@ -699,6 +699,18 @@ inline void remove_item(std::byte* block, Tail t, unsigned q, unsigned slot) noe
   return false;
 }
 
+/// Removes the item in `slot` of list q (a caller that knows where the item is: no search).
+template <Isa L>
+CUCKOO_HOT void remove_at(std::byte* block, unsigned q, unsigned slot) noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  if constexpr (L != Isa::kPortable) {
+    remove_item_avx2(block, q, slot);
+    return;
+  }
+#endif
+  remove_item(block, load_tail(block), q, slot);
+}
+
 /// Removes one copy of v; false, writing nothing, if the block has none. Finds it as contains<L>
 /// does (the first of equal copies: the bytes after are the same whichever goes).
 template <Isa L>
@@ -708,14 +720,7 @@ CUCKOO_HOT bool remove(std::byte* block, unsigned v) noexcept {
     return remove_exact(block, v);
   }
   if (m.matches == 0) return false;
-  const unsigned slot = first_match_slot<L>(m);
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-  if constexpr (L != Isa::kPortable) {
-    remove_item_avx2(block, list_of(v), slot);
-    return true;
-  }
-#endif
-  remove_item(block, load_tail(block), list_of(v), slot);
+  remove_at<L>(block, list_of(v), first_match_slot<L>(m));
   return true;
 }
 
