@@ -405,12 +405,19 @@ class BasicBlockedFilter {
       unsigned rank = static_cast<unsigned>(rng_() % choices);
       if (kick < kGreedyKicks) {
         // One step ahead: of the kLookahead largest, the largest whose other block has room.
-        // (Prefetching the five other blocks before testing them measured no faster: 30.8 / 28.6
-        // against 31.8 / 28.0 M keys/s to 95%.)
-        for (unsigned r = 0; r < kLookahead && r < n; ++r) {
-          const unsigned candidate = pocket::value_at(b, n - 1 - r);
+        // The other blocks are fetched all at once before any is tested, not one miss after
+        // another: batched inserts to 95% 33.4-35.1 against 24.1-32.5 M keys/s (three
+        // alternating rounds; a first, noisier sitting had shown no difference).
+        std::uint64_t others[kLookahead];
+        unsigned candidates = 0;
+        for (; candidates < kLookahead && candidates < n; ++candidates) {
+          const unsigned candidate = pocket::value_at(b, n - 1 - candidates);
           if (kick == 0 && carried >= candidate) break;
-          if (has_room(block(alternate(at, candidate)))) {
+          others[candidates] = alternate(at, candidate);
+          __builtin_prefetch(block(others[candidates]), 1, 3);
+        }
+        for (unsigned r = 0; r < candidates; ++r) {
+          if (has_room(block(others[r]))) {
             rank = r;
             break;
           }
