@@ -75,6 +75,7 @@
 
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
+#include "cuckoo/detail/isa.hpp"
 
 namespace cuckoo {
 
@@ -265,10 +266,15 @@ class SemiSortedTable {
   }
 
   /// Starts loading `bucket` into L1 (for an insert or erase, which write it): every line its
-  /// loads touch (a bucket and its 8-byte loads span at most two).
-  void prefetch(std::uint64_t bucket) const noexcept { prefetch_lines<3>(bucket); }
+  /// loads touch (a bucket and its 8-byte loads span at most two). The prefetches are forced
+  /// inline: GCC 12's mod/ref analysis takes a call whose only effect is a prefetch for one
+  /// without effects and deletes it, which left the batches of SemiSortedTable<0> without a
+  /// single prefetch.
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_lines<3>(bucket); }
   /// The same for a lookup, into L2 only (see PackedTable::prefetch_for_lookup).
-  void prefetch_for_lookup(std::uint64_t bucket) const noexcept { prefetch_lines<2>(bucket); }
+  CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+    prefetch_lines<2>(bucket);
+  }
 
  private:
   static constexpr unsigned kWindowBits = 57;  // 64 bits loaded minus up to 7 bits of offset
@@ -350,7 +356,7 @@ class SemiSortedTable {
   }
 
   template <int kLocality>
-  void prefetch_lines(std::uint64_t bucket) const noexcept {
+  CUCKOO_HOT void prefetch_lines(std::uint64_t bucket) const noexcept {
     const std::uint64_t bits = geometry().bucket_bits;
     const std::uint64_t first = bucket * bits;
     const std::byte* begin = buffer_.data() + (first >> 3);
