@@ -297,17 +297,21 @@ class BasicGrowableFilter {
     }
   }
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
+  /// Key i is hashed and its two buckets prefetched kWriteDepth keys before it is inserted, so
+  /// that its misses overlap the inserts in between. The insert itself starts again from the
+  /// hash: a doubling in between changes where the key goes, and then the prefetch was wasted.
   template <Key K>
   std::size_t insert(std::span<const K> keys) {
-    std::size_t done = 0;
-    while (done < keys.size() && insert(keys[done])) ++done;
-    return done;
+    return for_each_prefetched(keys, [this](std::uint64_t hash) { return insert_hash(hash); });
   }
   /// Erases each key once; returns how many were found.
   template <Key K>
   std::size_t erase(std::span<const K> keys) noexcept {
     std::size_t found = 0;
-    for (const K& key : keys) found += erase(key);
+    for_each_prefetched(keys, [&](std::uint64_t hash) {
+      found += erase_hash(hash);
+      return true;
+    });
     return found;
   }
 
@@ -402,6 +406,30 @@ class BasicGrowableFilter {
   static constexpr std::size_t kMovesAhead = 32;
   /// Keys a batch lookup hashes and prefetches ahead of the one it probes (a power of two).
   static constexpr std::size_t kLookupDepth = 32;
+  /// The same for batch inserts and erases (the fixed filter's kWritePipelineDepth).
+  static constexpr std::size_t kWriteDepth = 16;
+
+  /// Calls apply(hash) for each key in order, key i's buckets prefetched (into L1, for writing)
+  /// kWriteDepth keys before; stops when apply returns false. Returns how many returned true.
+  template <Key K, class Apply>
+  std::size_t for_each_prefetched(std::span<const K> keys, Apply apply) {
+    const std::size_t n = keys.size();
+    std::array<std::uint64_t, kWriteDepth> ring;
+    const auto fetch = [&](std::size_t i) {
+      const std::uint64_t hash = hash_key(hasher_, keys[i]);
+      const Probe p = probe_of(hash);
+      prefetch_bucket<3>(p.first);
+      prefetch_bucket<3>(p.second);
+      ring[i & (kWriteDepth - 1)] = hash;
+    };
+    for (std::size_t i = 0; i < std::min(n, kWriteDepth); ++i) fetch(i);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t hash = ring[i & (kWriteDepth - 1)];
+      if (i + kWriteDepth < n) fetch(i + kWriteDepth);
+      if (!apply(hash)) return i;
+    }
+    return n;
+  }
   /// Doublings an entry of generation 0 stays movable: k = L_0 − 6, at most kTagBits, so pinned
   /// entries are at most about 2^−6 of the table (more would lower the load it reaches, b = 2
   /// first).
