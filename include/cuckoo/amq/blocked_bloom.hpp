@@ -176,7 +176,9 @@ class BlockedBloom : public detail::KeyForwarding<BlockedBloom> {
   friend KeyForwarding;
 
   /// Batch lookups prefetch the next keys' blocks while one is tested.
-  void prefetch_hash(std::uint64_t hash) const noexcept { detail::prefetch(block(hash)); }
+  CUCKOO_HOT void prefetch_hash(std::uint64_t hash) const noexcept {
+    detail::prefetch(block(hash));
+  }
 
   std::uint64_t* block(std::uint64_t hash) noexcept {
     return reinterpret_cast<std::uint64_t*>(blocks_.data()) + block_index(hash) * kWordsPerBlock;

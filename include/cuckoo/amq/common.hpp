@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "cuckoo/detail/isa.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq::detail {
@@ -38,7 +39,7 @@ inline constexpr std::uint64_t remix(std::uint64_t x) noexcept {
   return x ^ (x >> 31);
 }
 
-inline void prefetch(const void* address) noexcept {
+CUCKOO_HOT void prefetch(const void* address) noexcept {
   __builtin_prefetch(address);
 }
 

@@ -230,7 +230,7 @@ class DLeftCountingBloom : public detail::KeyForwarding<DLeftCountingBloom> {
   }
 
   /// Batch lookups prefetch the next keys' four buckets while one is tested.
-  void prefetch_hash(std::uint64_t hash) const noexcept {
+  CUCKOO_HOT void prefetch_hash(std::uint64_t hash) const noexcept {
     const Candidates c = candidates(hash);
     for (unsigned t = 0; t < kTables; ++t) detail::prefetch(bucket_address(c.bucket[t]));
   }

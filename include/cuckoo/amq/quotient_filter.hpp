@@ -284,7 +284,7 @@ class QuotientFilter : public detail::KeyForwarding<QuotientFilter> {
   }
 
   /// Batch lookups prefetch the next keys' home slots.
-  void prefetch_hash(std::uint64_t hash) const noexcept {
+  CUCKOO_HOT void prefetch_hash(std::uint64_t hash) const noexcept {
     detail::prefetch(slot_address(home(hash)));
   }
 

@@ -44,6 +44,9 @@ enum class Isa : unsigned char {
 
 // The lookup's compare is called once per key inside the batch loop; GCC otherwise keeps the
 // vector forms out of line (a call per key, measured as a visible share of a batched lookup).
+// Every function whose only effect is a prefetch is CUCKOO_HOT too: GCC 12's mod/ref analysis
+// takes such a function for one without effects and deletes its calls when it is not inlined
+// early (it left SemiSortedTable<0>'s batches and a growable doubling without their prefetches).
 #ifndef CUCKOO_HOT
 #define CUCKOO_HOT [[gnu::always_inline]] inline
 #endif

@@ -711,7 +711,9 @@ class BasicGrowableFilter {
       for (auto& v : slots) v = filter->pinned(v) ? 0 : v;
       return slots;
     }
-    void prefetch(std::uint64_t bucket) const noexcept { filter->prefetch_bucket<3>(bucket); }
+    CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
+      filter->prefetch_bucket<3>(bucket);
+    }
     bool has_free(std::uint64_t bucket) const noexcept { return filter->table_.has_free(bucket); }
   };
 

@@ -439,7 +439,7 @@ class BasicApproximateMap {
     return {p.bucket, p.alt, table_.match_mask_pair(p.bucket, p.alt, p.fingerprint)};
   }
 
-  void prefetch_slot(std::uint64_t slot) const noexcept {
+  CUCKOO_HOT void prefetch_slot(std::uint64_t slot) const noexcept {
     __builtin_prefetch(values_.data() + slot * sizeof(V), 0, 2);
   }
 
