@@ -814,18 +814,19 @@ class BasicGrowableFilter {
     const auto child_of = [&](std::uint64_t first, std::uint32_t v) {
       return 2 * first + (v >> (old_bits - 1));
     };
-    // An old entry v (first bucket `first`) as it goes into the new table: its child and value.
+    // An old entry v (first bucket `first`) as it goes into the new table: its child and its value
+    // there, which is 0 only for an entry with no bits left (v is its marker alone).
     const auto moved = [&](std::uint64_t first, std::uint32_t v) {
       const std::uint32_t old_mask = old_bits == 32 ? ~0u : (1u << old_bits) - 1;
       return StashedEntry{child_of(first, v), ((v << 1) & old_mask) << (next_bits - old_bits)};
     };
-    // Places one moved entry; an entry with no bits left goes into both children as a copy.
-    const auto move_down = [&](std::uint64_t first, std::uint32_t v) {
-      if (v == std::uint32_t{1} << (old_bits - 1)) {
+    // Places a moved entry; one with no bits left goes into both children as a copy.
+    const auto place_moved = [&](const StashedEntry& e) {
+      if (e.value == 0) {
         const std::uint32_t copy = std::uint32_t{1} << (next_bits - 1);
-        return place_or_stash(2 * first, copy) && place_or_stash(2 * first + 1, copy);
+        const std::uint64_t left = e.first & ~std::uint64_t{1};
+        return place_or_stash(left, copy) && place_or_stash(left + 1, copy);
       }
-      const StashedEntry e = moved(first, v);
       return place_or_stash(e.first, e.value);
     };
     // first_of(…, g − 1) reads the old table; the new geometry places. Side 0 first: its entries
@@ -835,36 +836,37 @@ class BasicGrowableFilter {
     // prefetched kMovesAhead entries before it is placed, and kMovesAhead / 2 entries before, if
     // that child has no free slot left then, its second bucket's line too. The table is the one
     // that placing them one at a time gives; the pipeline only prefetches.
-    std::array<StashedEntry, kMovesAhead> pending;  // (first bucket, old value)
+    std::array<StashedEntry, kMovesAhead> pending;  // moved entries: (child, new value)
     std::size_t taken = 0, placed = 0;
-    const auto place_next = [&] {
-      const StashedEntry& e = pending[placed++ & (kMovesAhead - 1)];
-      return move_down(e.first, e.value);
-    };
     for (unsigned side = 0; side < 2; ++side) {
       for (std::uint64_t local = 0; local < old_side; ++local) {
         const std::uint64_t bucket = side * old_side + local;
         for (const std::uint32_t v : previous.entries(bucket)) {
           if (v == 0) continue;
-          if (taken - placed == kMovesAhead && !place_next()) return restore();
+          if (taken - placed == kMovesAhead &&
+              !place_moved(pending[placed++ & (kMovesAhead - 1)])) {
+            return restore();
+          }
           const std::uint64_t first = side == 0 ? bucket : first_of(bucket, v, next_generation - 1);
-          prefetch_bucket<3>(child_of(first, v));
-          pending[taken++ & (kMovesAhead - 1)] = {first, v};
+          const StashedEntry m = moved(first, v);
+          prefetch_bucket<3>(m.first);
+          pending[taken++ & (kMovesAhead - 1)] = m;
           if (taken - placed > kMovesAhead / 2) {
             // Written out, not as a lambda: GCC 12 (-fipa-modref) found that lambda free of
             // effects and deleted its call, and with it the prefetch (none in the disassembly).
             const StashedEntry& e = pending[(taken - 1 - kMovesAhead / 2) & (kMovesAhead - 1)];
-            const StashedEntry m = moved(e.first, e.value);
-            if (!table_.has_free(m.first)) prefetch_bucket<3>(second_of(m.first, m.value));
+            if (e.value != 0 && !table_.has_free(e.first)) {
+              prefetch_bucket<3>(second_of(e.first, e.value));
+            }
           }
         }
       }
     }
     while (placed < taken) {
-      if (!place_next()) return restore();
+      if (!place_moved(pending[placed++ & (kMovesAhead - 1)])) return restore();
     }
     for (const Stashed& e : previous_stash) {
-      if (!move_down(e.first, e.value)) return restore();
+      if (!place_moved(moved(e.first, e.value))) return restore();
     }
     // Right after a doubling a walk fails only when more than 2b entries share the key's bucket
     // pair (its first bucket and tag), or its first bucket holds b pinned entries: the stash.
