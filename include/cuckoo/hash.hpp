@@ -39,18 +39,22 @@ class Xxh3Hasher {
  public:
   static constexpr HashId kId = HashId::kXxh3_64;
 
-  constexpr explicit Xxh3Hasher(std::uint64_t seed) noexcept : seed_(seed) {}
+  explicit Xxh3Hasher(std::uint64_t seed) noexcept : seed_(seed), bitflip_(bitflip_for(seed)) {}
 
   // Forced inline: in a large caller GCC's inlining budget may run out and leave a call per key
   // (seen in perf_bench's erase loop: single-key erase took 55 ns with the call, 48 ns without).
   [[gnu::always_inline]] std::uint64_t operator()(std::uint64_t key) const noexcept {
-    key = detail::little_endian(key);
-    // Exactly XXH3_64bits_withSeed(&key, 8, seed), through xxHash's own force-inlined kernel for
-    // 4..8-byte inputs: the public entry point (a length dispatch over all sizes) is too big for
-    // the compiler to inline, and an out-of-line call per key cost about a third of a batched
-    // lookup. tests/unit/test_hash_inline.cpp checks the two agree.
-    return XXH3_len_4to8_64b(reinterpret_cast<const xxh_u8*>(&key), sizeof key, XXH3_kSecret,
-                             seed_);
+    // Exactly XXH3_64bits_withSeed(&key, 8, seed): xxHash's kernel for 4..8-byte inputs
+    // (XXH3_len_4to8_64b) with its seed-only term, `bitflip`, computed once at construction. The
+    // public entry point (a length dispatch over all sizes) is too big for the compiler to
+    // inline, and an out-of-line call per key cost about a third of a batched lookup; the kernel
+    // itself recomputed the seed term per key (six instructions) wherever the caller's loop could
+    // not hoist it, as in ConcurrentFilter's lookups, whose atomic loads make the compiler reload
+    // members. tests/unit/test_hash_inline.cpp checks the result against the public entry point.
+    // The kernel reads the key's 8 little-endian bytes as two 32-bit halves and swaps them: on
+    // any host, the key's value rotated by 32.
+    const std::uint64_t halves_swapped = std::rotl(key, 32);
+    return XXH3_rrmxmx(halves_swapped ^ bitflip_, sizeof key);
   }
   std::uint64_t operator()(std::string_view key) const noexcept {
     return XXH3_64bits_withSeed(key.data(), key.size(), seed_);
@@ -62,7 +66,14 @@ class Xxh3Hasher {
   constexpr std::uint64_t seed() const noexcept { return seed_; }
 
  private:
+  /// XXH3_len_4to8_64b's `bitflip` for this seed.
+  static std::uint64_t bitflip_for(std::uint64_t seed) noexcept {
+    seed ^= static_cast<std::uint64_t>(XXH_swap32(static_cast<xxh_u32>(seed))) << 32;
+    return (XXH_readLE64(XXH3_kSecret + 8) ^ XXH_readLE64(XXH3_kSecret + 16)) - seed;
+  }
+
   std::uint64_t seed_;
+  std::uint64_t bitflip_;
 };
 
 /// A hasher usable by the filters: seeded at construction, hashing integers and byte strings.
