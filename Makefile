@@ -77,7 +77,7 @@ test-sanitize: deps $(BUILD)/sanitize/CMakeCache.txt
 # concurrent filter is an atomic, so any report is a real bug. A third of the linearizability
 # histories: TSan costs 5-15x.
 test-tsan: deps $(BUILD)/tsan/CMakeCache.txt
-	cmake --build $(BUILD)/tsan -j $(JOBS) --target cuckoo_concurrent_tests cuckoo_stress_checked
+	cmake --build $(BUILD)/tsan -j $(JOBS) --target cuckoo_concurrent_suite
 	cd $(BUILD)/tsan && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  CUCKOO_LINEARIZABILITY_HISTORIES=1000 ctest --output-on-failure -j $(JOBS) --timeout 1800 \
 	  -L concurrent

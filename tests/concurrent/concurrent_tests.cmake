@@ -24,3 +24,32 @@ foreach(run "4;12;20000" "4;12;1000" "2;8;20000" "8;16;20000" "4;27;20000")
             --bits ${f} --capacity ${capacity})
   set_tests_properties(stress_checked_b${b}_f${f}_n${capacity} PROPERTIES LABELS concurrent)
 endforeach()
+
+# Whole-word buckets (b = 4 with f = 8, 12, 16) are compared with AVX2 where the build enables it
+# (atomic_packed_table.hpp), as -march=native builds do; the default builds test the portable
+# compare. Where this machine runs AVX2, the concurrent tests and one stress run are built a
+# second time with -mavx2, so that the vector path is tested too (and under ThreadSanitizer).
+include(CheckCXXSourceRuns)
+set(CMAKE_REQUIRED_FLAGS "-mavx2")
+check_cxx_source_runs("int main() { __builtin_cpu_init(); return __builtin_cpu_supports(\"avx2\") ? 0 : 1; }"
+  CUCKOO_HOST_RUNS_AVX2)
+unset(CMAKE_REQUIRED_FLAGS)
+add_custom_target(cuckoo_concurrent_suite DEPENDS cuckoo_concurrent_tests cuckoo_stress_checked)
+if(CUCKOO_HOST_RUNS_AVX2)
+  add_executable(cuckoo_concurrent_tests_avx2 ${concurrent_sources})
+  target_compile_options(cuckoo_concurrent_tests_avx2 PRIVATE -mavx2 -mbmi -mbmi2)
+  target_link_libraries(cuckoo_concurrent_tests_avx2 PRIVATE cuckoo::cuckoo cuckoo_project_options
+    GTest::gtest_main Threads::Threads)
+  target_include_directories(cuckoo_concurrent_tests_avx2 PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  gtest_discover_tests(cuckoo_concurrent_tests_avx2 TEST_PREFIX "avx2." DISCOVERY_MODE PRE_TEST
+    PROPERTIES LABELS concurrent)
+  add_executable(cuckoo_stress_checked_avx2 concurrent/stress_checked.cpp)
+  target_compile_options(cuckoo_stress_checked_avx2 PRIVATE -mavx2 -mbmi -mbmi2)
+  target_link_libraries(cuckoo_stress_checked_avx2 PRIVATE cuckoo::cuckoo cuckoo_project_options
+    Threads::Threads)
+  add_test(NAME avx2.stress_checked_b4_f12_n20000
+    COMMAND cuckoo_stress_checked_avx2 --threads 4 --lookups ${CUCKOO_STRESS_LOOKUPS}
+            --bucket-size 4 --bits 12 --capacity 20000)
+  set_tests_properties(avx2.stress_checked_b4_f12_n20000 PROPERTIES LABELS concurrent)
+  add_dependencies(cuckoo_concurrent_suite cuckoo_concurrent_tests_avx2 cuckoo_stress_checked_avx2)
+endif()

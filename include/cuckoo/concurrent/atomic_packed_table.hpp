@@ -157,6 +157,27 @@ class AtomicPackedTable {
   /// True if `b1` or `b2` holds `value`: every load issued before any result is used.
   CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
                                 std::uint32_t value) const noexcept {
+    if constexpr (kWholeWordBuckets) {
+      // Both addresses before either load: after an acquire load the compiler reloads the base.
+      const std::byte* const at1 = whole_bucket_at(b1);
+      const std::byte* const at2 = whole_bucket_at(b2);
+      const std::uint64_t w1 = load_unaligned_word(at1);
+      CUCKOO_WIDEN_RACE_WINDOW();
+      const std::uint64_t w2 = load_unaligned_word(at2);
+#if CUCKOO_HAS_X86_VECTOR_PATHS && defined(__AVX2__)
+      if constexpr (kSlots <= 4) {
+        using Vector = PackedTable<kSlots, kFixedBits, Isa::kAvx2>;
+        const auto hits = Vector::aligned_pair_hits(w1, w2, value);
+        const __m256i any = _mm256_or_si256(hits.first, hits.second);
+        return _mm256_testz_si256(any, any) == 0;
+      }
+#endif
+      // Bits above the bucket's lanes (the next bucket's) cannot reach the lanes' flags: the
+      // subtraction borrows upwards only, and kHighs holds the bucket's lanes alone.
+      const std::uint64_t pattern = value * kOnes;
+      const std::uint64_t x1 = w1 ^ pattern, x2 = w2 ^ pattern;
+      return ((((x1 - kOnes) & ~x1) | ((x2 - kOnes) & ~x2)) & kHighs) != 0;
+    }
     const std::uint64_t pattern = value * ones_;
     if (bucket_fits_one_load()) {
       const unsigned width = kSlots * fingerprint_bits();
@@ -233,13 +254,17 @@ class AtomicPackedTable {
   // ---- Prefetch ------------------------------------------------------------------------------
 
   /// The line(s) of `bucket`, into L1 (for an operation that writes it).
-  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_bucket<3>(bucket); }
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
+    prefetch_bucket<3>(bucket);
+  }
   /// The same into L2 only, for lookups (see BasicFilter::kPipelineDepth).
   CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
     if (bucket_fits_one_load()) {
       // The lines of the 8 bytes contains_pair reads, which reach past the bucket's last word
       // for 1 bucket in 32 at f = 12, b = 4 (unprefetched, that read made batches 1.36x slower).
-      const std::byte* first = buffer_.data() + (bucket * kSlots * fingerprint_bits() >> 3);
+      const std::byte* first = kWholeWordBuckets
+                                   ? whole_bucket_at(bucket)
+                                   : buffer_.data() + (bucket * kSlots * fingerprint_bits() >> 3);
       prefetch_lines<2>(first, first + sizeof(std::uint64_t) - 1);
       return;
     }
@@ -250,7 +275,9 @@ class AtomicPackedTable {
   static constexpr std::uint64_t low_mask(unsigned bits) noexcept {
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   }
-  std::uint64_t entry_mask() const noexcept { return low_mask(fingerprint_bits()); }
+  std::uint64_t entry_mask() const noexcept {
+    return low_mask(fingerprint_bits());
+  }
   unsigned group() const noexcept {
     if constexpr (kFixedBits != 0) {
       unsigned g = kSlots;
@@ -265,7 +292,9 @@ class AtomicPackedTable {
     return std::atomic_ref<std::uint64_t>(
         *std::launder(reinterpret_cast<std::uint64_t*>(buffer_data() + w * sizeof(std::uint64_t))));
   }
-  std::byte* buffer_data() const noexcept { return const_cast<std::byte*>(buffer_.data()); }
+  std::byte* buffer_data() const noexcept {
+    return const_cast<std::byte*>(buffer_.data());
+  }
 
   /// Where a window of `width` bits from bit `bit` lies: its first word, the word its high part
   /// comes from (the same word when the window fits in it), and the bit offset.
@@ -297,11 +326,32 @@ class AtomicPackedTable {
       return fits(kSlots * bits_);
     }
   }
+  /// Buckets that start on a byte and fit one 8-byte load (f known at compile time): a bucket's
+  /// first byte is one multiplication away, its lanes need no shift, and the SWAR constants are
+  /// compile-time ones (members would be reloaded after each acquire load).
+  static constexpr bool kWholeWordBuckets =
+      kFixedBits != 0 && (kSlots * kFixedBits) % 8 == 0 && kSlots * kFixedBits <= 64;
+  static constexpr std::uint64_t kOnes = [] {
+    std::uint64_t ones = 0;
+    if constexpr (kWholeWordBuckets) {
+      for (unsigned lane = 0; lane < kSlots; ++lane) ones |= std::uint64_t{1} << lane * kFixedBits;
+    }
+    return ones;
+  }();
+  static constexpr std::uint64_t kHighs = kOnes << (kFixedBits == 0 ? 0 : kFixedBits - 1);
+  const std::byte* whole_bucket_at(std::uint64_t bucket) const noexcept {
+    return buffer_.data() + bucket * (kSlots * kFixedBits / 8);
+  }
+  /// The 8 bytes at `at` by one unaligned atomic load (see the top).
+  CUCKOO_HOT static std::uint64_t load_unaligned_word(const std::byte* at) noexcept {
+    return detail::little_endian(
+        __atomic_load_n(reinterpret_cast<const std::uint64_t*>(at), __ATOMIC_ACQUIRE));
+  }
+
   /// The 64 bits from bit `bit`, by one unaligned atomic load of the 8 bytes from its byte
   /// (the buffer's tail word keeps it inside the buffer for every bucket).
   CUCKOO_HOT std::uint64_t load_bucket_window(std::uint64_t bit) const noexcept {
-    const auto* at = reinterpret_cast<const std::uint64_t*>(buffer_.data() + (bit >> 3));
-    return detail::little_endian(__atomic_load_n(at, __ATOMIC_ACQUIRE)) >> (bit & 7);
+    return load_unaligned_word(buffer_.data() + (bit >> 3)) >> (bit & 7);
   }
   const std::uint64_t* words() const noexcept {
     return std::launder(reinterpret_cast<const std::uint64_t*>(buffer_.data()));

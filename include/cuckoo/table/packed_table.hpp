@@ -393,8 +393,8 @@ class PackedTable {
     __m256i first;
     __m256i second;
   };
-  CUCKOO_AVX2_FN PairHits aligned_pair_hits(std::uint64_t w1, std::uint64_t w2,
-                                            std::uint32_t value) const noexcept {
+  CUCKOO_AVX2_FN static PairHits aligned_pair_hits(std::uint64_t w1, std::uint64_t w2,
+                                                   std::uint32_t value) noexcept {
     constexpr auto f = static_cast<long long>(kFixedBits);
     // Lane k's mask, computed unsigned: the top lane of a 64-bit bucket reaches the sign bit.
     constexpr auto lane = [](unsigned k) {
