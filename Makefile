@@ -99,6 +99,7 @@ stress-concurrent: build
 # passed. See the README's "Concurrency" section for what each mutant is expected to do.
 mutation-check: deps
 	@for variant in "control:" "no-validation:-DCUCKOO_TEST_MUTATION_NO_VALIDATION" \
+	  "silent-writers:-DCUCKOO_TEST_MUTATION_SILENT_WRITERS" \
 	  "erase-before-copy:-DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY" \
 	  "both:-DCUCKOO_TEST_MUTATION_NO_VALIDATION -DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY"; do \
 	  name=$${variant%%:*}; flags=$${variant#*:}; dir=$(BUILD)/mutation-$$name; \

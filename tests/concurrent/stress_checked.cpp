@@ -7,7 +7,8 @@
 // moves other threads' items, and some inserts fail and take the exclusive kick walk. Each thread
 // loops: one write (insert a fresh key, or a second copy of a held one, or erase a held copy,
 // chosen to keep the load in the band), then --reads lookups of its own held keys. Checked:
-//   - every lookup of a held key is true, and count() of it is at least its copies;
+//   - every lookup of a held key is true (single-key, and every 8th round a batch of up to 80),
+//     and count() of it is at least its copies;
 //   - every erase of a held copy returns true;
 //   - after the threads join, size() equals the sum of the threads' own counts and every held key
 //     is still found.
@@ -21,12 +22,15 @@
 //
 //   stress_checked [--threads 4] [--lookups 2000000] [--bucket-size 4] [--bits 12]
 //                  [--capacity 20000] [--reads 4] [--seed 1]
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,10 +61,13 @@ Band band_for(unsigned b) {
 }
 
 struct ThreadResult {
-  std::uint64_t lookups = 0, false_negatives = 0, low_counts = 0, failed_erases = 0;
+  std::uint64_t lookups = 0, batch_lookups = 0, false_negatives = 0, low_counts = 0,
+                failed_erases = 0;
   std::uint64_t inserts = 0, failed_inserts = 0, erases = 0;
   std::vector<std::uint64_t> held;  // one entry per copy
 };
+
+constexpr std::size_t kBatch = 80;  // more than one validation chunk, not a multiple of it
 
 void run_thread(cuckoo::ConcurrentFilter& filter, const Options& opt, unsigned t,
                 std::uint64_t lookups, const std::atomic<bool>& go, ThreadResult& r) {
@@ -96,6 +103,16 @@ void run_thread(cuckoo::ConcurrentFilter& filter, const Options& opt, unsigned t
       ++r.lookups;
       if (!filter.contains(key)) ++r.false_negatives;
       if ((r.lookups & 15) == 0 && filter.count(key) == 0) ++r.low_counts;
+    }
+    if ((round & 7) == 7 && !r.held.empty()) {
+      // A batch lookup of up to kBatch held keys: batches validate a chunk of keys at a time.
+      const std::size_t n = std::min(kBatch, r.held.size());
+      const std::size_t from = rng() % (r.held.size() - n + 1);
+      std::array<bool, kBatch> answers{};
+      filter.contains(std::span<const std::uint64_t>(r.held.data() + from, n),
+                      std::span<bool>(answers.data(), n));
+      r.batch_lookups += n;
+      for (std::size_t i = 0; i < n; ++i) r.false_negatives += answers[i] ? 0 : 1;
     }
   }
 }
@@ -157,6 +174,7 @@ int main(int argc, char** argv) {
   std::uint64_t missing_after = 0;
   for (const ThreadResult& r : results) {
     total.lookups += r.lookups;
+    total.batch_lookups += r.batch_lookups;
     total.false_negatives += r.false_negatives;
     total.low_counts += r.low_counts;
     total.failed_erases += r.failed_erases;
@@ -169,7 +187,7 @@ int main(int argc, char** argv) {
   const std::size_t exclusive = filter.visit([](const auto& f) { return f.exclusive_inserts(); });
   std::printf(
       "stress_checked: %u threads, b=%u f=%u, %llu buckets, %.1f s\n"
-      "  lookups %llu (false negatives %llu, zero counts %llu)\n"
+      "  lookups %llu (false negatives %llu, zero counts %llu; and %llu in batches)\n"
       "  inserts %llu (failed %llu, exclusive kick walks %zu), erases %llu (failed %llu)\n"
       "  final load %.4f, size %zu, held by the threads %zu, held keys missing after join %llu\n",
       opt.threads, opt.bucket_size, opt.bits,
@@ -177,6 +195,7 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(total.lookups),
       static_cast<unsigned long long>(total.false_negatives),
       static_cast<unsigned long long>(total.low_counts),
+      static_cast<unsigned long long>(total.batch_lookups),
       static_cast<unsigned long long>(total.inserts),
       static_cast<unsigned long long>(total.failed_inserts), exclusive,
       static_cast<unsigned long long>(total.erases),

@@ -1,10 +1,15 @@
 // cuckoo/concurrent/basic_concurrent_filter.hpp — the cuckoo filter's algorithms (filter.hpp)
 // made safe for any number of threads at once.
 //
-// Lookups are optimistic (MemC3): read the two stripes' versions, read both buckets with relaxed
-// atomic loads, check the versions again (striped_versions.hpp). If a writer touched either
-// stripe in between, read again; after kOptimisticReads failed tries, lock both stripes and read
-// under the locks (still correct, just slower). A lookup writes nothing shared on its fast path.
+// Lookups are optimistic (MemC3), at two levels (striped_versions.hpp). First, validated by the
+// writer-activity word: read it, read both buckets with atomic loads, read it again; if no writer
+// was inside the filter and none entered meanwhile, the read is good. That word is one address
+// for every key, so its loads cost a single-key lookup almost nothing, where the two stripes'
+// counters (addresses that come from the hash) cost it about 20 ns. When writers are about, the
+// lookup reads again validated by its two stripes' versions (read them, read both buckets, check
+// them again), which only a writer of those stripes disturbs; after kOptimisticReads failed tries
+// it locks both stripes and reads under the locks (still correct, just slower). A batch lookup
+// validates kQuietChunk keys at a time by the activity word. A lookup writes nothing shared.
 //
 // Writers lock only the stripes of the buckets they change (a stripe covers whole bucket groups,
 // atomic_packed_table.hpp), at most two at a time, in increasing order:
@@ -35,8 +40,10 @@
 // other bucket), so the set of fingerprints held, and every answer, is unchanged by the failure.
 //
 // Test-only mutations (never defined in a real build): CUCKOO_TEST_MUTATION_NO_VALIDATION makes
-// lookups trust their first read, CUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY makes moves erase first.
-// `make mutation-check` builds the concurrent tests with each and shows they fail.
+// lookups trust their first read, CUCKOO_TEST_MUTATION_SILENT_WRITERS makes writers leave the
+// activity word alone (so the first-level validation passes reads that writers disturbed),
+// CUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY makes moves erase first. `make mutation-check` builds
+// the concurrent tests with each and shows they fail.
 //
 // Template parameters:
 //   Table   AtomicPackedTable<b, f> (any b ∈ {2, 4, 8}, any f): a table whose reads are relaxed
@@ -71,6 +78,13 @@
 #endif
 
 namespace cuckoo {
+namespace detail {
+#ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
+inline constexpr bool kConcurrentReadsValidated = false;  // mutation: unvalidated reads
+#else
+inline constexpr bool kConcurrentReadsValidated = true;
+#endif
+}  // namespace detail
 
 template <class Table, Hasher Hash = Xxh3Hasher>
 class BasicConcurrentFilter {
@@ -82,6 +96,9 @@ class BasicConcurrentFilter {
   static constexpr unsigned kBucketSize = Table::kBucketSize;
   /// Optimistic reads of a lookup before it locks its two stripes instead.
   static constexpr unsigned kOptimisticReads = 64;
+  static constexpr bool kValidateReads = detail::kConcurrentReadsValidated;
+  /// Keys a batch lookup validates together.
+  static constexpr std::size_t kQuietChunk = 32;
   /// Lock-free path searches an insert makes before it falls back to the exclusive kick walk.
   static constexpr unsigned kPathAttempts = 4;
   /// Pipeline depths of the batch calls: BasicFilter's (measured there).
@@ -187,10 +204,24 @@ class BasicConcurrentFilter {
   // ---- Batches: BasicFilter's pipeline; each key's operation is the single-key one -----------
 
   /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
+  /// Validated a chunk of kQuietChunk keys at a time by the writer-activity word (see
+  /// contains_probe); the keys of a chunk that a writer may have touched are answered again, each
+  /// by the single-key lookup.
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    const std::size_t n = keys.size();
+    concurrent::StripedVersions::QuietRead chunk(stripes_);
+    std::size_t chunk_start = 0, chunk_end = std::min(n, kQuietChunk);
+    chunk.begin();
     run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
-      out[i] = contains_probe(p);
+      out[i] = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
+      if (i + 1 == chunk_end) {
+        if (kValidateReads && !chunk.valid()) [[unlikely]]
+          answer_again(keys, out, chunk_start, chunk_end);
+        chunk_start = chunk_end;
+        chunk_end = std::min(n, chunk_end + kQuietChunk);
+        chunk.begin();
+      }
       return true;
     });
   }
@@ -198,6 +229,7 @@ class BasicConcurrentFilter {
   /// (keys[r], if any, failed and changed nothing; later keys were not tried).
   template <Key K>
   std::size_t insert(std::span<const K> keys) {
+    const concurrent::StripedVersions::WriteScope writing(stripes_);
     // Whether to prefetch second buckets follows the load, estimated once per batch.
     const std::size_t estimated_size = size();
     const std::size_t threshold = second_bucket_prefetch_size();
@@ -221,6 +253,7 @@ class BasicConcurrentFilter {
   /// Erases one copy of each key in order (keys not found are skipped); returns copies removed.
   template <Key K>
   std::size_t erase(std::span<const K> keys) noexcept {
+    const concurrent::StripedVersions::WriteScope writing(stripes_);
     std::size_t removed = 0;
     run_pipeline<kWritePipelineDepth, Intent::kWrite>(keys, [&](std::size_t, const Probe& p) {
       removed += erase_probe(p) ? 1 : 0;
@@ -360,18 +393,23 @@ class BasicConcurrentFilter {
 #ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
     return table_.contains_pair(p.bucket, p.alt, p.fingerprint);  // mutation: unvalidated reads
 #endif
-    concurrent::StripedVersions::PairRead read(stripes_, stripe_of(p.bucket), stripe_of(p.alt));
+    concurrent::StripedVersions::QuietRead read(stripes_);
     read.begin();
     const bool hit = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
     if (read.valid()) [[likely]]
       return hit;
     return contains_retry(p.bucket, p.alt, p.fingerprint);
   }
+  template <Key K>
+  [[gnu::noinline]] void answer_again(std::span<const K> keys, std::span<bool> out,
+                                      std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t i = begin; i < end; ++i) out[i] = contains_hash(hash_key(hasher_, keys[i]));
+  }
   [[gnu::noinline]] bool contains_retry(std::uint64_t b1, std::uint64_t b2,
                                         std::uint32_t fp) const noexcept {
     concurrent::StripedVersions::PairRead read(stripes_, stripe_of(b1), stripe_of(b2));
     for (unsigned attempt = 1; attempt < kOptimisticReads; ++attempt) {
-      concurrent::cpu_relax();
+      if (attempt > 1) concurrent::cpu_relax();
       read.begin();
       const bool hit = table_.contains_pair(b1, b2, fp);
       if (read.valid()) return hit;
