@@ -235,6 +235,19 @@ constexpr bool is_plain_core() {
   }
 }
 
+/// The same for the concurrent facade: the f = 12, b = 4 whole-word table at any level, bare or in
+/// the facade's run-time wrapper (detail::IsaConcurrentFilter, derived from the class it wraps).
+template <class Core>
+constexpr bool is_concurrent_core() {
+  if constexpr (requires { Core::table_type::kIsa; }) {
+    return std::is_base_of_v<cuckoo::BasicConcurrentFilter<cuckoo::concurrent::AtomicPackedTable<
+                                 kSlots, kBits, Core::table_type::kIsa>>,
+                             Core>;
+  } else {
+    return false;
+  }
+}
+
 template <class Fn>
 decltype(auto) with_core(cuckoo::Filter& filter, Fn&& fn) {
   using R = std::invoke_result_t<Fn&, PlainCore&>;
@@ -250,7 +263,7 @@ template <class Fn>
 decltype(auto) with_core(cuckoo::ConcurrentFilter& filter, Fn&& fn) {
   using R = std::invoke_result_t<Fn&, ConcCore&>;
   return filter.visit([&](auto& core) -> R {
-    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(core)>, ConcCore>) {
+    if constexpr (is_concurrent_core<std::remove_cvref_t<decltype(core)>>()) {
       return fn(core);
     } else {
       wrong_core();
@@ -511,7 +524,7 @@ int run(const Options& opt) {
   std::optional<cuckoo::ConcurrentFilter> c(std::in_place, layout, n, max_kicks, seed);
   const long huge_c = total_huge_kb() - huge0;
   const auto exclusive = [&] {
-    return with_core(*c, [](ConcCore& core) { return core.exclusive_inserts(); });
+    return with_core(*c, [](auto& core) { return core.exclusive_inserts(); });
   };
 
   std::size_t f_single_in = 0, c_single_in = 0, f_batch_in = 0, c_batch_in = 0;
@@ -526,8 +539,8 @@ int run(const Options& opt) {
     c->clear();
     std::size_t e0 = exclusive();
     c_single_s = std::min(c_single_s, time_of([&] {
-                            c_single_in = with_core(
-                                *c, [&](ConcCore& core) { return build_single(core, all); });
+                            c_single_in =
+                                with_core(*c, [&](auto& core) { return build_single(core, all); });
                           }));
     c_single_excl = exclusive() - e0;
     f.clear();
@@ -538,8 +551,8 @@ int run(const Options& opt) {
     c->clear();
     e0 = exclusive();
     c_batch_s = std::min(c_batch_s, time_of([&] {
-                           c_batch_in = with_core(
-                               *c, [&](ConcCore& core) { return build_batch(core, all); });
+                           c_batch_in =
+                               with_core(*c, [&](auto& core) { return build_batch(core, all); });
                          }));
     c_batch_excl = exclusive() - e0;
   }
@@ -590,8 +603,8 @@ int run(const Options& opt) {
     const double tf =
         best_of(opt.reps, [&] { with_core(f, [&](auto& core) { lookup_single(core, k, out); }); });
     if (check) false_negatives += q - count_true(out, q);
-    const double tc = best_of(
-        opt.reps, [&] { with_core(*c, [&](ConcCore& core) { lookup_single(core, k, out); }); });
+    const double tc =
+        best_of(opt.reps, [&] { with_core(*c, [&](auto& core) { lookup_single(core, k, out); }); });
     if (check) false_negatives += q - count_true(out, q);
     return std::pair{tf * per_q, tc * per_q};
   };
@@ -600,7 +613,7 @@ int run(const Options& opt) {
         best_of(opt.reps, [&] { with_core(f, [&](auto& core) { core.contains(k, outs); }); });
     if (check) false_negatives += q - count_true(out, q);
     const double tc =
-        best_of(opt.reps, [&] { with_core(*c, [&](ConcCore& core) { core.contains(k, outs); }); });
+        best_of(opt.reps, [&] { with_core(*c, [&](auto& core) { core.contains(k, outs); }); });
     if (check) false_negatives += q - count_true(out, q);
     return std::pair{tf * per_q, tc * per_q};
   };
@@ -658,13 +671,12 @@ int run(const Options& opt) {
         cuckoo::ConcurrentFilter cc(f);
         c_removed = 0;
         cs = std::min(cs, time_of([&] {
-                        with_core(cc, [&](ConcCore& core) {
+                        with_core(cc, [&](auto& core) {
                           for (const std::uint64_t k : first) c_removed += core.erase(k) ? 1 : 0;
                         });
                       }));
         cb = std::min(cb, time_of([&] {
-                        c_removed +=
-                            with_core(cc, [&](ConcCore& core) { return core.erase(second); });
+                        c_removed += with_core(cc, [&](auto& core) { return core.erase(second); });
                       }));
       }
     }
@@ -686,7 +698,7 @@ int run(const Options& opt) {
   const auto cf_lookups = [&](Keys k, bool batched) {
     const auto [one, many] = best_1_and_t(opt.reps, nt, [&](unsigned t, unsigned threads) {
       const auto [b, e] = share(t, threads, k.size());
-      with_core(*c, [&](ConcCore& core) {
+      with_core(*c, [&](auto& core) {
         if (batched) {
           core.contains(k.subspan(b, e - b), outs.subspan(b, e - b));
         } else {
@@ -739,7 +751,7 @@ int run(const Options& opt) {
       const std::size_t e0 = exclusive();
       const double s = run_threads(nt, [&](unsigned t) {
         const auto [b, e] = share(t, nt, n);
-        tallies[t].inserted = with_core(*c, [&](ConcCore& core) {
+        tallies[t].inserted = with_core(*c, [&](auto& core) {
           return batched ? build_batch(core, all.subspan(b, e - b))
                          : build_single(core, all.subspan(b, e - b));
         });
@@ -762,7 +774,7 @@ int run(const Options& opt) {
         excl_batch = x2;
       }
     }
-    with_core(*c, [&](ConcCore& core) { core.contains(pos, outs); });
+    with_core(*c, [&](auto& core) { core.contains(pos, outs); });
     const std::size_t missing = q - count_true(out, q);
     std::printf(
         "build, %u threads, single-key: %.2f s (%.2f M keys/s, %zu in, %zu exclusive kick walks)"
@@ -842,7 +854,7 @@ int run(const Options& opt) {
     return Lookups{one * per_q, many * per_q, count_true(out, q)};
   };
   const Lookups lk_cf = lookups_on(
-      [&](Keys k, bool* o) { with_core(cm, [&](ConcCore& core) { lookup_single(core, k, o); }); });
+      [&](Keys k, bool* o) { with_core(cm, [&](auto& core) { lookup_single(core, k, o); }); });
   const Lookups lk_mx = lookups_on([&](Keys k, bool* o) {
     with_core(f, [&](auto& core) {
       for (std::size_t i = 0; i < k.size(); ++i) {
@@ -868,7 +880,7 @@ int run(const Options& opt) {
   const MixedResult mx_cf =
       run_mixed(opt.reps, nt, mlk, fresh, victims,
                 [&](Keys k, const std::uint64_t* fr, const std::uint64_t* vi, Tally& tally) {
-                  with_core(cm, [&](ConcCore& core) {
+                  with_core(cm, [&](auto& core) {
                     mixed_ops(
                         k, fr, vi, tally, [&](std::uint64_t x) { return core.contains(x); },
                         [&](std::uint64_t x) { return core.insert(x); },

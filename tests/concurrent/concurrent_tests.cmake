@@ -24,6 +24,14 @@ foreach(run "4;12;20000" "4;12;1000" "2;8;20000" "8;16;20000" "4;27;20000")
             --bits ${f} --capacity ${capacity})
   set_tests_properties(stress_checked_b${b}_f${f}_n${capacity} PROPERTIES LABELS concurrent)
 endforeach()
+# On a CPU with AVX2 the runs above of b = 4, f = 12 take the AVX2-level lookups
+# (isa_concurrent_filter.hpp); this one caps the level so that the facade's portable ones are
+# stressed too.
+add_test(NAME portable.stress_checked_b4_f12_n20000
+  COMMAND cuckoo_stress_checked --threads 4 --lookups ${CUCKOO_STRESS_LOOKUPS} --bucket-size 4
+          --bits 12 --capacity 20000)
+set_tests_properties(portable.stress_checked_b4_f12_n20000 PROPERTIES LABELS concurrent
+  ENVIRONMENT CUCKOO_ISA=portable)
 
 # Whole-word buckets (b = 4 with f = 8, 12, 16) are compared with AVX2 where the build enables it
 # (atomic_packed_table.hpp), as -march=native builds do; the default builds test the portable

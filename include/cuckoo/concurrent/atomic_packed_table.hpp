@@ -64,7 +64,7 @@
 
 namespace cuckoo::concurrent {
 
-template <unsigned kSlots, unsigned FixedBits = 0>
+template <unsigned kSlots, unsigned FixedBits = 0, Isa IsaLevel = Isa::kPortable>
 class AtomicPackedTable {
   static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8, "bucket size must be 2, 4 or 8");
   static_assert(FixedBits == 0 || (FixedBits >= 2 && FixedBits <= 32),
@@ -77,6 +77,10 @@ class AtomicPackedTable {
   static constexpr unsigned kMinBits = 2;
   static constexpr unsigned kMaxBits = 32;
   static constexpr bool kSemiSorted = false;
+  /// The level of the whole-word buckets' compare: kAvx2 compares them with AVX2 (callers run it
+  /// only on a CPU that has it: ConcurrentFilter picks it by active_isa()); a build with AVX2
+  /// enabled (-march=native) does so at every level. Nothing else depends on it.
+  static constexpr Isa kIsa = IsaLevel;
 
   /// Bytes of the table in PackedTable's (and the file's) form.
   static constexpr std::size_t bytes_for(std::uint64_t bucket_count, unsigned bits) noexcept {
@@ -164,12 +168,9 @@ class AtomicPackedTable {
       const std::uint64_t w1 = load_unaligned_word(at1);
       CUCKOO_WIDEN_RACE_WINDOW();
       const std::uint64_t w2 = load_unaligned_word(at2);
-#if CUCKOO_HAS_X86_VECTOR_PATHS && defined(__AVX2__)
-      if constexpr (kSlots <= 4) {
-        using Vector = PackedTable<kSlots, kFixedBits, Isa::kAvx2>;
-        const auto hits = Vector::aligned_pair_hits(w1, w2, value);
-        const __m256i any = _mm256_or_si256(hits.first, hits.second);
-        return _mm256_testz_si256(any, any) == 0;
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+      if constexpr (kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2)) {
+        return any_hit_avx2(w1, w2, value);
       }
 #endif
       // Bits above the bucket's lanes (the next bucket's) cannot reach the lanes' flags: the
@@ -326,6 +327,20 @@ class AtomicPackedTable {
       return fits(kSlots * bits_);
     }
   }
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+#ifdef __AVX2__
+  static constexpr bool kBuildHasAvx2 = true;
+#else
+  static constexpr bool kBuildHasAvx2 = false;
+#endif
+  /// Whether either of two whole-word buckets holds `value`, by PackedTable's AVX2 compare.
+  CUCKOO_AVX2_FN static bool any_hit_avx2(std::uint64_t w1, std::uint64_t w2,
+                                          std::uint32_t value) noexcept {
+    const auto hits = PackedTable<kSlots, kFixedBits, Isa::kAvx2>::aligned_pair_hits(w1, w2, value);
+    const __m256i any = _mm256_or_si256(hits.first, hits.second);
+    return _mm256_testz_si256(any, any) == 0;
+  }
+#endif
   /// Buckets that start on a byte and fit one 8-byte load (f known at compile time): a bucket's
   /// first byte is one multiplication away, its lanes need no shift, and the SWAR constants are
   /// compile-time ones (members would be reloaded after each acquire load).

@@ -12,8 +12,10 @@
 // ConcurrentFilter converts to and from a Filter by copying its table, and saves to and loads
 // from the same files. How it stays correct under concurrency is told in
 // basic_concurrent_filter.hpp (optimistic lookups, stripe locks for writers, copy-before-erase
-// moves); its cost: a lookup reads two version counters besides its two buckets (twice), an
-// insert or erase takes one stripe lock, or two when the key's first bucket will not do.
+// moves); its cost: a lookup reads one writer-activity word besides its two buckets (twice), and
+// its two stripes' version counters too when writers are about; an insert or erase takes one
+// stripe lock, or two when the key's first bucket will not do. Whole-word buckets (b = 4 with
+// f = 8, 12, 16) are compared with AVX2 when the CPU has it (isa_concurrent_filter.hpp).
 //
 // Plain tables only (b = 2, 4, 8, every f from 2 to 32). Semi-sorted tables are not supported:
 // a semi-sorted bucket is re-encoded as a whole on every write (its 12-bit index covers all four
@@ -38,18 +40,25 @@
 
 #include "cuckoo/concurrent/atomic_packed_table.hpp"
 #include "cuckoo/concurrent/basic_concurrent_filter.hpp"
+#include "cuckoo/concurrent/isa_concurrent_filter.hpp"
 #include "cuckoo/cuckoo.hpp"
 
 namespace cuckoo {
 
 namespace detail {
-// The concurrent counterparts of FilterVariant's plain alternatives, in the same order.
-using ConcurrentVariant = std::variant<BasicConcurrentFilter<concurrent::AtomicPackedTable<4, 8>>,
-                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<4, 12>>,
-                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<4, 16>>,
-                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<2>>,
-                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<4>>,
-                                       BasicConcurrentFilter<concurrent::AtomicPackedTable<8>>>;
+template <unsigned kSlots, unsigned kBits = 0, Isa kLevel = Isa::kPortable>
+using ConcurrentAt = BasicConcurrentFilter<concurrent::AtomicPackedTable<kSlots, kBits, kLevel>>;
+
+// The concurrent counterparts of FilterVariant's plain alternatives: the whole-word shapes at the
+// AVX2 level first (make_concurrent takes them when the CPU has AVX2), then every shape portable.
+using ConcurrentVariant = std::variant<
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    IsaConcurrentFilter<ConcurrentAt<4, 8, Isa::kAvx2>>,
+    IsaConcurrentFilter<ConcurrentAt<4, 12, Isa::kAvx2>>,
+    IsaConcurrentFilter<ConcurrentAt<4, 16, Isa::kAvx2>>,
+#endif
+    ConcurrentAt<4, 8>, ConcurrentAt<4, 12>, ConcurrentAt<4, 16>, ConcurrentAt<2>, ConcurrentAt<4>,
+    ConcurrentAt<8>>;
 
 /// The concurrent filter for `layout` (plain layouts only; checked by the caller).
 template <std::size_t I = 0>
@@ -59,7 +68,7 @@ std::unique_ptr<ConcurrentVariant> make_concurrent(const Layout& layout, std::si
     invalid("no concurrent table for this layout");
   } else {
     using Table = typename std::variant_alternative_t<I, ConcurrentVariant>::table_type;
-    if (table_fits<Table>(layout)) {
+    if (table_fits<Table>(layout) && table_isa<Table>() <= active_isa()) {
       return std::make_unique<ConcurrentVariant>(std::in_place_index<I>, layout, capacity,
                                                  max_kicks, seed);
     }
