@@ -366,9 +366,7 @@ class BasicConcurrentFilter {
   template <class Read>
   CUCKOO_HOT auto read_validated(const Probe& p, Read&& read) const noexcept {
     const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
-#ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
-    return read();  // mutation: unvalidated reads (the tests must then fail)
-#endif
+    if constexpr (!kValidateReads) return read();  // mutation: the tests must then fail
     concurrent::StripedVersions::PairRead optimistic(stripes_, s1, s2);
     for (unsigned attempt = 0; attempt < kOptimisticReads; ++attempt) {
       optimistic.begin();
@@ -390,9 +388,8 @@ class BasicConcurrentFilter {
   /// line: with the read as a lambda, GCC kept the probe on the stack (its address escaped to the
   /// locked fallback), and with the retry loop inline it hoisted the loop's state into spills.
   CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
-#ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION
-    return table_.contains_pair(p.bucket, p.alt, p.fingerprint);  // mutation: unvalidated reads
-#endif
+    if constexpr (!kValidateReads)  // mutation: unvalidated reads
+      return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
     concurrent::StripedVersions::QuietRead read(stripes_);
     read.begin();
     const bool hit = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
