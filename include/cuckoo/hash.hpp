@@ -23,7 +23,6 @@
 #endif
 #include <xxhash.h>
 
-#include "cuckoo/detail/endian.hpp"
 #ifdef CUCKOO_DEFINED_XXH_INLINE_ALL
 #undef XXH_INLINE_ALL
 #undef CUCKOO_DEFINED_XXH_INLINE_ALL

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "cuckoo/detail/endian.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 
