@@ -62,7 +62,9 @@
 
 #include "cuckoo/addressing.hpp"
 #include "cuckoo/config.hpp"
+#include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
@@ -70,7 +72,9 @@
 namespace cuckoo {
 
 template <class Table, Hasher Hash = Xxh3Hasher>
-class BasicFilter {
+class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
+  using KeyForwarding = detail::KeyForwarding<BasicFilter>;
+
  public:
   using table_type = Table;
   using hasher_type = Hash;
@@ -139,29 +143,12 @@ class BasicFilter {
         second_bucket_prefetch_size_(second_bucket_prefetch_size(layout.bucket_count)),
         offsets_(offset_table(addressing_, layout.fingerprint_bits, table_.memory_bytes())) {}
 
-  // ---- Single-key operations -----------------------------------------------------------------
+  // ---- Single-key operations (detail::KeyForwarding: key -> its hash -> the *_hash call) -----
 
-  /// Adds one copy of key. Returns false, with the filter unchanged, when no room can be found.
-  template <Key K>
-  bool insert(const K& key) {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  /// True if key may be in the set; false means it certainly is not.
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Removes one copy of key's fingerprint; false if neither bucket holds it. Erasing a key that
-  /// was never inserted may remove a colliding item's fingerprint: only erase what you inserted.
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  /// Fingerprints equal to key's in its two buckets: the copies inserted, plus any collisions.
-  template <Key K>
-  std::size_t count(const K& key) const noexcept {
-    return count_hash(hash_key(hasher_, key));
-  }
+  using KeyForwarding::contains;
+  using KeyForwarding::count;
+  using KeyForwarding::erase;
+  using KeyForwarding::insert;
 
   // ---- The same, from a hash computed with hasher() ------------------------------------------
 
@@ -237,22 +224,15 @@ class BasicFilter {
   /// order.
   template <std::size_t Depth, Key K>
   std::size_t insert_pipelined(std::span<const K> keys) {
-    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
-    const std::size_t n = keys.size();
-    Probe ring[Depth];
-    const auto fetch = [&](std::size_t i) {
-      const Probe p = probe_of(hash_key(hasher_, keys[i]));
-      table_.prefetch(p.bucket);
-      if (size_ >= second_bucket_prefetch_size_) table_.prefetch(p.alt);
-      ring[i & (Depth - 1)] = p;
-    };
-    for (std::size_t i = 0; i < n && i < Depth; ++i) fetch(i);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Probe p = ring[i & (Depth - 1)];  // before fetch() reuses its ring slot
-      if (i + Depth < n) fetch(i + Depth);
-      if (!insert_probe(p)) return i;
-    }
-    return n;
+    return detail::run_prefetch_pipeline<Depth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          table_.prefetch(p.bucket);
+          if (size_ >= second_bucket_prefetch_size_) table_.prefetch(p.alt);
+          return p;
+        },
+        [&](std::size_t, const Probe& p) { return insert_probe(p); });
   }
 
   // ---- Shape and state ------------------------------------------------------------------------
@@ -366,36 +346,24 @@ class BasicFilter {
     return false;
   }
 
-  /// Calls step(i, probe of keys[i]) for i = 0, 1, ... while it returns true, with keys hashed and
-  /// their buckets prefetched Depth positions ahead. Returns how many steps returned true.
+  /// detail::run_prefetch_pipeline over keys, each hashed and both its buckets prefetched
+  /// (for reading or for writing, as kIntent says) Depth keys ahead of step(i, probe).
   template <std::size_t Depth, Intent kIntent, Key K, class Step>
   std::size_t run_pipeline(std::span<const K> keys, Step&& step) const {
-    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
-    const std::size_t n = keys.size();
-    Probe ring[Depth];
-    const auto stage = [&](std::size_t i) {
-      const Probe p = probe_of(hash_key(hasher_, keys[i]));
-      if constexpr (kIntent == Intent::kLookup) {
-        table_.prefetch_for_lookup(p.bucket);
-        table_.prefetch_for_lookup(p.alt);
-      } else {
-        table_.prefetch(p.bucket);
-        table_.prefetch(p.alt);
-      }
-      ring[i & (Depth - 1)] = p;
-    };
-    const std::size_t warm = n < Depth ? n : Depth;
-    for (std::size_t i = 0; i < warm; ++i) stage(i);
-    std::size_t i = 0;
-    for (; i + Depth < n; ++i) {
-      const Probe p = ring[i & (Depth - 1)];
-      stage(i + Depth);
-      if (!step(i, p)) return i;
-    }
-    for (; i < n; ++i) {
-      if (!step(i, ring[i & (Depth - 1)])) return i;
-    }
-    return n;
+    return detail::run_prefetch_pipeline<Depth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          if constexpr (kIntent == Intent::kLookup) {
+            table_.prefetch_for_lookup(p.bucket);
+            table_.prefetch_for_lookup(p.alt);
+          } else {
+            table_.prefetch(p.bucket);
+            table_.prefetch(p.alt);
+          }
+          return p;
+        },
+        step);
   }
 
   struct Displacement {

@@ -19,6 +19,7 @@
 #include <string>
 
 #include "cuckoo/detail/isa.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::amq::detail {
@@ -128,23 +129,18 @@ class DoubleHashing {
 template <class Keys, class HashFn, class PrefetchFn, class TestFn>
 inline void pipelined_batch(const Keys& keys, std::span<bool> out, HashFn hash, PrefetchFn fetch,
                             TestFn test) noexcept {
-  constexpr std::size_t kAhead = 8;  // a power of two: the ring index is a mask
-  std::uint64_t ring[kAhead];
-  const std::size_t n = keys.size();
-  const std::size_t primed = n < kAhead ? n : kAhead;
-  for (std::size_t i = 0; i < primed; ++i) {
-    ring[i] = hash(keys[i]);
-    fetch(ring[i]);
-  }
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::uint64_t h = ring[i & (kAhead - 1)];
-    if (i + kAhead < n) {
-      const std::uint64_t next = hash(keys[i + kAhead]);
-      ring[i & (kAhead - 1)] = next;
-      fetch(next);
-    }
-    out[i] = test(h);
-  }
+  constexpr std::size_t kAhead = 8;
+  cuckoo::detail::run_prefetch_pipeline<kAhead>(
+      keys.size(),
+      [&](std::size_t i) {
+        const std::uint64_t h = hash(keys[i]);
+        fetch(h);
+        return h;
+      },
+      [&](std::size_t i, std::uint64_t h) {
+        out[i] = test(h);
+        return true;
+      });
 }
 
 /// A comparator that can delete: it declares erase_hash.

@@ -65,6 +65,8 @@
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/isa.hpp"
+#include "cuckoo/detail/key_forwarding.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
@@ -72,7 +74,9 @@
 namespace cuckoo {
 
 template <Isa L = kCompiledIsa, Hasher Hash = Xxh3Hasher>
-class BasicBlockedFilter {
+class BasicBlockedFilter : public detail::KeyForwarding<BasicBlockedFilter<L, Hash>> {
+  using KeyForwarding = detail::KeyForwarding<BasicBlockedFilter>;
+
  public:
   using table_type = BlockedTable<L>;
   using hasher_type = Hash;
@@ -129,25 +133,12 @@ class BasicBlockedFilter {
         walk_(checked_kicks(max_kicks)) {}
 
  public:
-  // ---- Single-key operations -----------------------------------------------------------------
+  // ---- Single-key operations (detail::KeyForwarding: key -> its hash -> the *_hash call) -----
 
-  template <Key K>
-  bool insert(const K& key) {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Removes one copy of key's value from its blocks; only erase what you inserted.
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  std::size_t count(const K& key) const noexcept {
-    return count_hash(hash_key(hasher_, key));
-  }
+  using KeyForwarding::contains;
+  using KeyForwarding::count;
+  using KeyForwarding::erase;
+  using KeyForwarding::insert;
 
   bool insert_hash(std::uint64_t hash) { return insert_probe(probe_of(hash)); }
 
@@ -457,28 +448,22 @@ class BasicBlockedFilter {
   /// BasicFilter's lookups), or write them too (into L1).
   enum class Intent { kLookup, kWrite };
 
-  /// Calls step(i, probe of keys[i]) for i = 0, 1, ... while it returns true, with keys hashed and
-  /// their first blocks prefetched Depth positions ahead.
+  /// detail::run_prefetch_pipeline over keys, each hashed and its first block prefetched Depth
+  /// keys ahead of step(i, probe).
   template <std::size_t Depth, Intent kIntent, Key K, class Step>
   void run_pipeline(std::span<const K> keys, Step&& step) const {
-    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
-    const std::size_t n = keys.size();
-    Probe ring[Depth];
-    const auto stage = [&](std::size_t i) {
-      const Probe p = probe_of(hash_key(hasher_, keys[i]));
-      if constexpr (kIntent == Intent::kLookup) {
-        __builtin_prefetch(block(p.block), 0, 2);
-      } else {
-        __builtin_prefetch(block(p.block), 1, 3);
-      }
-      ring[i & (Depth - 1)] = p;
-    };
-    for (std::size_t i = 0; i < n && i < Depth; ++i) stage(i);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Probe p = ring[i & (Depth - 1)];
-      if (i + Depth < n) stage(i + Depth);
-      if (!step(i, p)) return;
-    }
+    detail::run_prefetch_pipeline<Depth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          if constexpr (kIntent == Intent::kLookup) {
+            __builtin_prefetch(block(p.block), 0, 2);
+          } else {
+            __builtin_prefetch(block(p.block), 1, 3);
+          }
+          return p;
+        },
+        step);
   }
 
   table_type table_;

@@ -65,7 +65,9 @@
 #include "cuckoo/concurrent/atomic_packed_table.hpp"
 #include "cuckoo/concurrent/striped_versions.hpp"
 #include "cuckoo/config.hpp"
+#include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/filter.hpp"
 #include "cuckoo/hash.hpp"
@@ -87,7 +89,9 @@ inline constexpr bool kConcurrentReadsValidated = true;
 }  // namespace detail
 
 template <class Table, Hasher Hash = Xxh3Hasher>
-class BasicConcurrentFilter {
+class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter<Table, Hash>> {
+  using KeyForwarding = detail::KeyForwarding<BasicConcurrentFilter>;
+
  public:
   using table_type = Table;
   using hasher_type = Hash;
@@ -158,26 +162,16 @@ class BasicConcurrentFilter {
 
   // ---- Single-key operations (any thread) ----------------------------------------------------
 
-  /// Adds one copy of key. Returns false, with the filter's contents unchanged, when no room can
-  /// be found.
-  template <Key K>
-  bool insert(const K& key) {
-    return insert_hash(hash_key(hasher_, key));
-  }
+  // detail::KeyForwarding: key -> its hash -> the *_hash call; contains is declared here instead.
+  using KeyForwarding::count;
+  using KeyForwarding::erase;
+  using KeyForwarding::insert;
   /// Forced inline, like the whole lookup: a single-key lookup is limited by how many fit in the
   /// core's out-of-order window, and out of line it reloaded the filter's members and saved
   /// registers on every call (measured below, README "Concurrency").
   template <Key K>
   CUCKOO_HOT bool contains(const K& key) const noexcept {
     return contains_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  template <Key K>
-  std::size_t count(const K& key) const noexcept {
-    return count_hash(hash_key(hasher_, key));
   }
 
   bool insert_hash(std::uint64_t hash) {
@@ -233,22 +227,15 @@ class BasicConcurrentFilter {
     // Whether to prefetch second buckets follows the load, estimated once per batch.
     const std::size_t estimated_size = size();
     const std::size_t threshold = second_bucket_prefetch_size();
-    constexpr std::size_t kDepth = kWritePipelineDepth;
-    const std::size_t n = keys.size();
-    Probe ring[kDepth];
-    const auto fetch = [&](std::size_t i) {
-      const Probe p = probe_of(hash_key(hasher_, keys[i]));
-      table_.prefetch(p.bucket);
-      if (estimated_size + i >= threshold) table_.prefetch(p.alt);
-      ring[i & (kDepth - 1)] = p;
-    };
-    for (std::size_t i = 0; i < n && i < kDepth; ++i) fetch(i);
-    for (std::size_t i = 0; i < n; ++i) {
-      const Probe p = ring[i & (kDepth - 1)];
-      if (i + kDepth < n) fetch(i + kDepth);
-      if (!insert_probe(p)) return i;
-    }
-    return n;
+    return detail::run_prefetch_pipeline<kWritePipelineDepth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          table_.prefetch(p.bucket);
+          if (estimated_size + i >= threshold) table_.prefetch(p.alt);
+          return p;
+        },
+        [&](std::size_t, const Probe& p) { return insert_probe(p); });
   }
   /// Erases one copy of each key in order (keys not found are skipped); returns copies removed.
   template <Key K>
@@ -543,31 +530,23 @@ class BasicConcurrentFilter {
     return false;
   }
 
+  /// detail::run_prefetch_pipeline over keys, as BasicFilter's.
   template <std::size_t Depth, Intent kIntent, Key K, class Step>
   void run_pipeline(std::span<const K> keys, Step&& step) const {
-    static_assert(Depth > 0 && (Depth & (Depth - 1)) == 0, "pipeline depth: a power of two");
-    const std::size_t n = keys.size();
-    Probe ring[Depth];
-    const auto stage = [&](std::size_t i) {
-      const Probe p = probe_of(hash_key(hasher_, keys[i]));
-      if constexpr (kIntent == Intent::kLookup) {
-        table_.prefetch_for_lookup(p.bucket);
-        table_.prefetch_for_lookup(p.alt);
-      } else {
-        table_.prefetch(p.bucket);
-        table_.prefetch(p.alt);
-      }
-      ring[i & (Depth - 1)] = p;
-    };
-    const std::size_t warm = n < Depth ? n : Depth;
-    for (std::size_t i = 0; i < warm; ++i) stage(i);
-    std::size_t i = 0;
-    for (; i + Depth < n; ++i) {
-      const Probe p = ring[i & (Depth - 1)];
-      stage(i + Depth);
-      step(i, p);
-    }
-    for (; i < n; ++i) step(i, ring[i & (Depth - 1)]);
+    detail::run_prefetch_pipeline<Depth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          if constexpr (kIntent == Intent::kLookup) {
+            table_.prefetch_for_lookup(p.bucket);
+            table_.prefetch_for_lookup(p.alt);
+          } else {
+            table_.prefetch(p.bucket);
+            table_.prefetch(p.alt);
+          }
+          return p;
+        },
+        step);
   }
 
   mutable Table table_;  // mutable: reads and writes are atomic operations on its words

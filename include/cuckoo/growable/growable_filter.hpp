@@ -89,7 +89,9 @@
 
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/endian.hpp"
+#include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
@@ -168,7 +170,9 @@ struct StashedEntry {
 /// facade holds the AVX2 and the portable b = 4 filter and picks the CPU's at run time. Every
 /// level holds the same bytes and gives the same answers (tests/unit/test_isa_dispatch.cpp).
 template <unsigned kSlots, Hasher Hash = Xxh3Hasher, Isa kIsaLevel = kCompiledIsa>
-class BasicGrowableFilter {
+class BasicGrowableFilter
+    : public detail::KeyForwarding<BasicGrowableFilter<kSlots, Hash, kIsaLevel>> {
+  using KeyForwarding = detail::KeyForwarding<BasicGrowableFilter>;
   static_assert(kSlots == 2 || kSlots == 4 || kSlots == 8, "bucket size must be 2, 4 or 8");
   static_assert(CUCKOO_HAS_X86_VECTOR_PATHS || kIsaLevel == Isa::kPortable,
                 "vector compares exist for x86-64 only");
@@ -200,28 +204,13 @@ class BasicGrowableFilter {
 
   // ---- Single-key operations -----------------------------------------------------------------
 
-  /// Adds one copy of key, doubling the table when it is full. False, with the set unchanged, only
-  /// past a documented limit (see the header) or when memory cannot be had.
-  template <Key K>
-  bool insert(const K& key) {
-    return insert_hash(hash_key(hasher_, key));
-  }
-  /// True if key may be in the set; false means it certainly is not.
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Removes the longest matching entry of key's two buckets; false if none matches. Erasing a key
-  /// that was never inserted may remove another key's entry: only erase what you inserted.
-  template <Key K>
-  bool erase(const K& key) noexcept {
-    return erase_hash(hash_key(hasher_, key));
-  }
-  /// Entries matching key in its two buckets: its copies plus any false matches.
-  template <Key K>
-  std::size_t count(const K& key) const noexcept {
-    return count_hash(hash_key(hasher_, key));
-  }
+  // detail::KeyForwarding: key -> its hash -> the *_hash call. insert doubles the table when it is
+  // full and fails, with the set unchanged, only past a documented limit (see the header) or when
+  // memory cannot be had; erase removes the longest matching entry of key's two buckets.
+  using KeyForwarding::contains;
+  using KeyForwarding::count;
+  using KeyForwarding::erase;
+  using KeyForwarding::insert;
 
   bool insert_hash(std::uint64_t hash) {
     Probe p = probe_of(hash);
@@ -289,20 +278,20 @@ class BasicGrowableFilter {
   /// probed, so that its misses overlap those of the keys in between.
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    const std::size_t n = keys.size();
-    std::array<Probe, kLookupDepth> ring;
-    for (std::size_t i = 0; i < n + kLookupDepth; ++i) {
-      if (i >= kLookupDepth) {
-        out[i - kLookupDepth] = contains_probe(ring[(i - kLookupDepth) & (kLookupDepth - 1)]);
-      }
-      if (i < n) {
-        const Probe p = probe_of(hash_key(hasher_, keys[i]));
-        prefetch_bucket<2>(p.first);
-        prefetch_bucket<2>(p.second);
-        ring[i & (kLookupDepth - 1)] = p;
-      }
-    }
+    detail::run_prefetch_pipeline<kLookupDepth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          prefetch_bucket<2>(p.first);
+          prefetch_bucket<2>(p.second);
+          return p;
+        },
+        [&](std::size_t i, const Probe& p) {
+          out[i] = contains_probe(p);
+          return true;
+        });
   }
+
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
   /// Key i is hashed and its two buckets prefetched kWriteDepth keys before it is inserted, so
   /// that its misses overlap the inserts in between. The insert itself starts again from the
@@ -359,6 +348,8 @@ class BasicGrowableFilter {
   /// Fingerprint bits that choose a second bucket (k); entries with fewer left are pinned.
   unsigned tag_bits() const noexcept { return tag_bits_; }
   std::uint64_t seed() const noexcept { return seed_; }
+  /// The seeded key hasher: hash_key(hasher(), key) is what the *_hash calls take.
+  const Hash& hasher() const noexcept { return hasher_; }
   unsigned max_kicks() const noexcept { return max_kicks_; }
   const table_type& table() const noexcept { return table_; }
   GrowableGeometry geometry() const noexcept { return {base_bits_, base_buckets_, generation_}; }
@@ -420,22 +411,16 @@ class BasicGrowableFilter {
   /// kWriteDepth keys before; stops when apply returns false. Returns how many returned true.
   template <Key K, class Apply>
   std::size_t for_each_prefetched(std::span<const K> keys, Apply apply) {
-    const std::size_t n = keys.size();
-    std::array<std::uint64_t, kWriteDepth> ring;
-    const auto fetch = [&](std::size_t i) {
-      const std::uint64_t hash = hash_key(hasher_, keys[i]);
-      const Probe p = probe_of(hash);
-      prefetch_bucket<3>(p.first);
-      prefetch_bucket<3>(p.second);
-      ring[i & (kWriteDepth - 1)] = hash;
-    };
-    for (std::size_t i = 0; i < std::min(n, kWriteDepth); ++i) fetch(i);
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint64_t hash = ring[i & (kWriteDepth - 1)];
-      if (i + kWriteDepth < n) fetch(i + kWriteDepth);
-      if (!apply(hash)) return i;
-    }
-    return n;
+    return detail::run_prefetch_pipeline<kWriteDepth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const std::uint64_t hash = hash_key(hasher_, keys[i]);
+          const Probe p = probe_of(hash);
+          prefetch_bucket<3>(p.first);
+          prefetch_bucket<3>(p.second);
+          return hash;
+        },
+        [&](std::size_t, std::uint64_t hash) { return apply(hash); });
   }
   /// Doublings an entry of generation 0 stays movable: k = L_0 − 6, at most kTagBits, so pinned
   /// entries are at most about 2^−6 of the table (more would lower the load it reaches, b = 2

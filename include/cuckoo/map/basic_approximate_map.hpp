@@ -63,7 +63,9 @@
 #include "cuckoo/addressing.hpp"
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/aligned_buffer.hpp"
+#include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
@@ -83,7 +85,9 @@ inline Layout approximate_map_layout(const Config& cfg) {
 }  // namespace detail
 
 template <class Table, class V, Hasher Hash = Xxh3Hasher>
-class BasicApproximateMap {
+class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Table, V, Hash>> {
+  using KeyForwarding = detail::KeyForwarding<BasicApproximateMap>;
+
   static_assert(std::is_trivially_copyable_v<V> && std::is_default_constructible_v<V>,
                 "map values must be trivially copyable and default-constructible");
   static_assert(!Table::kSemiSorted, "semi-sorted tables reorder slots; values need fixed slots");
@@ -156,15 +160,10 @@ class BasicApproximateMap {
   bool erase(const K& key, const V& value) noexcept {
     return erase_hash(hash_key(hasher_, key), value);
   }
-  template <Key K>
-  bool contains(const K& key) const noexcept {
-    return contains_hash(hash_key(hasher_, key));
-  }
-  /// Entries matching key's fingerprint: the pairs stored with key, plus any collisions.
-  template <Key K>
-  std::size_t count(const K& key) const noexcept {
-    return count_hash(hash_key(hasher_, key));
-  }
+  // contains(key) and count(key) (entries matching key's fingerprint: the pairs stored with key,
+  // plus any collisions) come from detail::KeyForwarding.
+  using KeyForwarding::contains;
+  using KeyForwarding::count;
 
   // ---- The same, from a hash computed with hasher() ------------------------------------------
 
@@ -220,15 +219,12 @@ class BasicApproximateMap {
   /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    const std::size_t n = keys.size();
-    Probe ring[kPipelineDepth];
-    for (std::size_t i = 0; i < n + kPipelineDepth; ++i) {
-      if (i >= kPipelineDepth) {
-        const Probe& p = ring[(i - kPipelineDepth) & (kPipelineDepth - 1)];
-        out[i - kPipelineDepth] = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-      }
-      if (i < n) ring[i & (kPipelineDepth - 1)] = fetch_probe(keys[i]);
-    }
+    detail::run_prefetch_pipeline<kPipelineDepth>(
+        keys.size(), [&](std::size_t i) { return fetch_probe(keys[i]); },
+        [&](std::size_t i, const Probe& p) {
+          out[i] = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
+          return true;
+        });
   }
 
   /// Inserts (keys[i], values[i]) in order, stopping at the first pair that does not fit; returns
