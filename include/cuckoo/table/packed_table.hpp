@@ -31,13 +31,14 @@
 // test_isa_dispatch).
 //
 // Cache lines. The buffer is 64-byte aligned. A bucket's compare loads the 8 bytes from its first
-// byte; prefetch() fetches that line, and the next one only when those 8 bytes straddle it (3
-// buckets in 32 for f = 12, b = 4; none for f = 16, b = 4), so a straddling bucket never stalls on
-// its second line and the others do not pay for a redundant prefetch (which made batched lookups
-// 1.15x slower). prefetch() brings lines to L1, for inserts and erases, which write them;
-// prefetch_for_lookup() only to L2, which lets more lookups be in flight. No padding is added: the
-// bits-per-item guarantee stays exactly as above. (Padding a 48-bit bucket so none straddles
-// costs 1/16 more memory for f = 12 and would save only the 3 in 32 extra lines.)
+// byte; prefetch() fetches the lines of that load's first and last byte (the same line unless the
+// load straddles two: 3 buckets in 32 for f = 12, b = 4; never for f = 16, b = 4, which then asks
+// for one line), so a straddling bucket never stalls on its second line, without a branch whose
+// mispredictions cost more than the redundant prefetch. prefetch() brings lines to L1, for inserts
+// and erases, which write them; prefetch_for_lookup() only to L2, which lets more lookups be in
+// flight. No padding is added: the bits-per-item guarantee stays exactly as above. (Padding a
+// 48-bit bucket so none straddles costs 1/16 more memory for f = 12 and would save only the 3 in 32
+// extra lines.)
 //
 // Updates from one load. try_place (insert), erase_pair (erase), has_free and entries (the insert
 // search) each load a bucket once and work on the word: the lowest lane the SWAR test flags is a
@@ -524,15 +525,31 @@ class PackedTable {
     return kSlots <= 4 && group() == kSlots;
   }
 
-  /// Prefetches the line(s) of bucket_load(bucket). The second line is asked for only when the
-  /// load straddles (3 buckets in 32 for f = 12, b = 4): a prefetch of a line already on its
-  /// way is not free, and two per bucket made batched lookups 1.15x slower on a 192 MiB table.
+  /// Whether no bucket's 8-byte load can straddle a line, known at compile time: byte-aligned
+  /// buckets of at least 8 bytes whose size divides the line (b = 4 with f = 16, b = 8 with
+  /// f = 8 or 16, b = 2 with f = 32).
+  static constexpr bool kLoadNeverStraddles = [] {
+    if constexpr (kFixedBits == 0) {
+      return false;
+    } else {
+      constexpr unsigned bits = kSlots * kFixedBits;
+      return bits % 8 == 0 && bits / 8 >= sizeof(std::uint64_t) &&
+             detail::kCacheLine % (bits / 8) == 0;
+    }
+  }();
+
+  /// Prefetches the line(s) of bucket_load(bucket): the line of its first byte and the line of
+  /// its last loaded byte, which is the same line unless the load straddles (3 buckets in 32 for
+  /// f = 12, b = 4). Both are asked for unconditionally: a branch on whether the load straddles is
+  /// taken at random for 1 bucket in 10 and its mispredictions cost more than the redundant
+  /// prefetch (batched lookups, f = 12, b = 4, best of 7: 8.0–8.2 against 9.7–11.8 ns per key in
+  /// cache, 7.3–7.9 against 10.0–13.3 at 16 MiB; at 192 MiB within the noise, README
+  /// "Performance").
   template <int kLocality>
   CUCKOO_HOT void prefetch_load(std::uint64_t bucket) const noexcept {
     const std::byte* first = buffer_.data() + bucket_byte(bucket);
     __builtin_prefetch(first, 0, kLocality);
-    if ((reinterpret_cast<std::uintptr_t>(first) & (detail::kCacheLine - 1)) >
-        detail::kCacheLine - sizeof(std::uint64_t)) {
+    if constexpr (!kLoadNeverStraddles) {
       __builtin_prefetch(first + sizeof(std::uint64_t) - 1, 0, kLocality);
     }
   }
