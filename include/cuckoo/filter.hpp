@@ -295,8 +295,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
     { t.erase_pair(b, b, v) } -> std::same_as<bool>;
   };
 
-  /// What a pipeline will do with the lines it prefetches: only read them, or write them too.
-  enum class Intent { kLookup, kWrite };
+  using Intent = detail::Intent;
 
   /// A key's two buckets and fingerprint: everything a lookup, insert or erase needs.
   struct Probe {
@@ -355,13 +354,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
         keys.size(),
         [&](std::size_t i) {
           const Probe p = probe_of(hash_key(hasher_, keys[i]));
-          if constexpr (kIntent == Intent::kLookup) {
-            table_.prefetch_for_lookup(p.bucket);
-            table_.prefetch_for_lookup(p.alt);
-          } else {
-            table_.prefetch(p.bucket);
-            table_.prefetch(p.alt);
-          }
+          detail::prefetch_buckets<kIntent>(table_, p.bucket, p.alt);
           return p;
         },
         step);

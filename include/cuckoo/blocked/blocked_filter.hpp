@@ -444,9 +444,7 @@ class BasicBlockedFilter : public detail::KeyForwarding<BasicBlockedFilter<L, Ha
     return false;
   }
 
-  /// What a pipeline will do with the lines it prefetches: only read them (into L2, as
-  /// BasicFilter's lookups), or write them too (into L1).
-  enum class Intent { kLookup, kWrite };
+  using Intent = detail::Intent;
 
   /// detail::run_prefetch_pipeline over keys, each hashed and its first block prefetched Depth
   /// keys ahead of step(i, probe).

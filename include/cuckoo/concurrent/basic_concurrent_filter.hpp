@@ -303,7 +303,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   static constexpr bool kMayKeepOffsets =
       Table::kFixedBits == 0 || Table::kFixedBits <= kOffsetTableMaxBits;
 
-  enum class Intent { kLookup, kWrite };
+  using Intent = detail::Intent;
   enum class PathResult { kInserted, kNoPath, kRaced };
 
   struct Probe {
@@ -537,13 +537,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
         keys.size(),
         [&](std::size_t i) {
           const Probe p = probe_of(hash_key(hasher_, keys[i]));
-          if constexpr (kIntent == Intent::kLookup) {
-            table_.prefetch_for_lookup(p.bucket);
-            table_.prefetch_for_lookup(p.alt);
-          } else {
-            table_.prefetch(p.bucket);
-            table_.prefetch(p.alt);
-          }
+          detail::prefetch_buckets<kIntent>(table_, p.bucket, p.alt);
           return p;
         },
         step);

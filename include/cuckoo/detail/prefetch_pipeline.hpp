@@ -15,11 +15,30 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "cuckoo/detail/isa.hpp"
 
 namespace cuckoo::detail {
+
+/// What a pipeline will do with the lines it prefetches: only read them (into L2, as lookups do),
+/// or write them too (into L1).
+enum class Intent { kLookup, kWrite };
+
+/// Prefetches a key's two buckets from a table with prefetch / prefetch_for_lookup (PackedTable,
+/// AtomicPackedTable), as kIntent says.
+template <Intent kIntent, class Table>
+CUCKOO_HOT void prefetch_buckets(const Table& table, std::uint64_t first,
+                                 std::uint64_t second) noexcept {
+  if constexpr (kIntent == Intent::kLookup) {
+    table.prefetch_for_lookup(first);
+    table.prefetch_for_lookup(second);
+  } else {
+    table.prefetch(first);
+    table.prefetch(second);
+  }
+}
 
 /// Runs keys 0 .. n−1 through the pipeline. `stage(i)` hashes key i, issues its prefetches and
 /// returns what its step needs (a probe); `step(i, probe)` runs Depth keys later and returns
