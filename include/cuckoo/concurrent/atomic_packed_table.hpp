@@ -158,27 +158,47 @@ class AtomicPackedTable {
     return out;
   }
 
+  /// Buckets that start on a byte and fit one 8-byte load (f known at compile time): a bucket's
+  /// first byte is one multiplication away, its lanes need no shift, and the SWAR constants are
+  /// compile-time ones (members would be reloaded after each acquire load).
+  static constexpr bool kWholeWordBuckets =
+      kFixedBits != 0 && (kSlots * kFixedBits) % 8 == 0 && kSlots * kFixedBits <= 64;
+
+  /// What a batch lookup reads of the table, held by value in the caller's frame. After each
+  /// acquire load the compiler must assume that another thread changed anything reachable from
+  /// the table, so a loop over the table itself reloads the buffer's address for every key (and
+  /// its filter's members with it); a copy whose address never escapes stays in a register. For
+  /// whole-word buckets that address is all a lookup reads; other shapes read through the table.
+  class LookupReader {
+   public:
+    explicit LookupReader(const AtomicPackedTable& table) noexcept
+        : table_(&table), base_(table.buffer_.data()) {}
+    CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
+                                  std::uint32_t value) const noexcept {
+      if constexpr (kWholeWordBuckets) {
+        return whole_word_pair(base_, b1, b2, value);
+      } else {
+        return table_->contains_pair(b1, b2, value);
+      }
+    }
+    CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+      if constexpr (kWholeWordBuckets) {
+        whole_word_prefetch(base_, bucket);
+      } else {
+        table_->prefetch_for_lookup(bucket);
+      }
+    }
+
+   private:
+    const AtomicPackedTable* table_;
+    const std::byte* base_;
+  };
+  LookupReader lookup_reader() const noexcept { return LookupReader(*this); }
+
   /// True if `b1` or `b2` holds `value`: every load issued before any result is used.
   CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
                                 std::uint32_t value) const noexcept {
-    if constexpr (kWholeWordBuckets) {
-      // Both addresses before either load: after an acquire load the compiler reloads the base.
-      const std::byte* const at1 = whole_bucket_at(b1);
-      const std::byte* const at2 = whole_bucket_at(b2);
-      const std::uint64_t w1 = load_unaligned_word(at1);
-      CUCKOO_WIDEN_RACE_WINDOW();
-      const std::uint64_t w2 = load_unaligned_word(at2);
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-      if constexpr (kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2)) {
-        return any_hit_avx2(w1, w2, value);
-      }
-#endif
-      // Bits above the bucket's lanes (the next bucket's) cannot reach the lanes' flags: the
-      // subtraction borrows upwards only, and kHighs holds the bucket's lanes alone.
-      const std::uint64_t pattern = value * kOnes;
-      const std::uint64_t x1 = w1 ^ pattern, x2 = w2 ^ pattern;
-      return ((((x1 - kOnes) & ~x1) | ((x2 - kOnes) & ~x2)) & kHighs) != 0;
-    }
+    if constexpr (kWholeWordBuckets) return whole_word_pair(buffer_.data(), b1, b2, value);
     const std::uint64_t pattern = value * ones_;
     if (bucket_fits_one_load()) {
       const unsigned width = kSlots * fingerprint_bits();
@@ -255,17 +275,17 @@ class AtomicPackedTable {
   // ---- Prefetch ------------------------------------------------------------------------------
 
   /// The line(s) of `bucket`, into L1 (for an operation that writes it).
-  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
-    prefetch_bucket<3>(bucket);
-  }
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_bucket<3>(bucket); }
   /// The same into L2 only, for lookups (see BasicFilter::kPipelineDepth).
   CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+    if constexpr (kWholeWordBuckets) {
+      whole_word_prefetch(buffer_.data(), bucket);
+      return;
+    }
     if (bucket_fits_one_load()) {
       // The lines of the 8 bytes contains_pair reads, which reach past the bucket's last word
       // for 1 bucket in 32 at f = 12, b = 4 (unprefetched, that read made batches 1.36x slower).
-      const std::byte* first = kWholeWordBuckets
-                                   ? whole_bucket_at(bucket)
-                                   : buffer_.data() + (bucket * kSlots * fingerprint_bits() >> 3);
+      const std::byte* first = buffer_.data() + (bucket * kSlots * fingerprint_bits() >> 3);
       prefetch_lines<2>(first, first + sizeof(std::uint64_t) - 1);
       return;
     }
@@ -276,9 +296,7 @@ class AtomicPackedTable {
   static constexpr std::uint64_t low_mask(unsigned bits) noexcept {
     return bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bits) - 1;
   }
-  std::uint64_t entry_mask() const noexcept {
-    return low_mask(fingerprint_bits());
-  }
+  std::uint64_t entry_mask() const noexcept { return low_mask(fingerprint_bits()); }
   unsigned group() const noexcept {
     if constexpr (kFixedBits != 0) {
       unsigned g = kSlots;
@@ -293,9 +311,7 @@ class AtomicPackedTable {
     return std::atomic_ref<std::uint64_t>(
         *std::launder(reinterpret_cast<std::uint64_t*>(buffer_data() + w * sizeof(std::uint64_t))));
   }
-  std::byte* buffer_data() const noexcept {
-    return const_cast<std::byte*>(buffer_.data());
-  }
+  std::byte* buffer_data() const noexcept { return const_cast<std::byte*>(buffer_.data()); }
 
   /// Where a window of `width` bits from bit `bit` lies: its first word, the word its high part
   /// comes from (the same word when the window fits in it), and the bit offset.
@@ -341,11 +357,6 @@ class AtomicPackedTable {
     return _mm256_testz_si256(any, any) == 0;
   }
 #endif
-  /// Buckets that start on a byte and fit one 8-byte load (f known at compile time): a bucket's
-  /// first byte is one multiplication away, its lanes need no shift, and the SWAR constants are
-  /// compile-time ones (members would be reloaded after each acquire load).
-  static constexpr bool kWholeWordBuckets =
-      kFixedBits != 0 && (kSlots * kFixedBits) % 8 == 0 && kSlots * kFixedBits <= 64;
   static constexpr std::uint64_t kOnes = [] {
     std::uint64_t ones = 0;
     if constexpr (kWholeWordBuckets) {
@@ -355,7 +366,39 @@ class AtomicPackedTable {
   }();
   static constexpr std::uint64_t kHighs = kOnes << (kFixedBits == 0 ? 0 : kFixedBits - 1);
   const std::byte* whole_bucket_at(std::uint64_t bucket) const noexcept {
-    return buffer_.data() + bucket * (kSlots * kFixedBits / 8);
+    return whole_bucket_at(buffer_.data(), bucket);
+  }
+  static const std::byte* whole_bucket_at(const std::byte* base, std::uint64_t bucket) noexcept {
+    return base + bucket * (kSlots * kFixedBits / 8);
+  }
+  /// contains_pair of whole-word buckets in the table at `base`.
+  CUCKOO_HOT static bool whole_word_pair(const std::byte* base, std::uint64_t b1, std::uint64_t b2,
+                                         std::uint32_t value) noexcept {
+    // Both addresses before either load: after an acquire load the compiler reloads the base.
+    const std::byte* const at1 = whole_bucket_at(base, b1);
+    const std::byte* const at2 = whole_bucket_at(base, b2);
+    const std::uint64_t w1 = load_unaligned_word(at1);
+    CUCKOO_WIDEN_RACE_WINDOW();
+    const std::uint64_t w2 = load_unaligned_word(at2);
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2)) {
+      return any_hit_avx2(w1, w2, value);
+    }
+#endif
+    // Bits above the bucket's lanes (the next bucket's) cannot reach the lanes' flags: the
+    // subtraction borrows upwards only, and kHighs holds the bucket's lanes alone.
+    const std::uint64_t pattern = value * kOnes;
+    const std::uint64_t x1 = w1 ^ pattern, x2 = w2 ^ pattern;
+    return ((((x1 - kOnes) & ~x1) | ((x2 - kOnes) & ~x2)) & kHighs) != 0;
+  }
+  /// The lines of the 8 bytes whole_word_pair reads of `bucket`.
+  CUCKOO_HOT static void whole_word_prefetch(const std::byte* base, std::uint64_t bucket) noexcept {
+    const std::byte* first = whole_bucket_at(base, bucket);
+    if constexpr (kLoadNeverStraddles) {
+      __builtin_prefetch(first, 0, 2);
+    } else {
+      prefetch_lines<2>(first, first + sizeof(std::uint64_t) - 1);
+    }
   }
   /// The 8 bytes at `at` by one unaligned atomic load (see the top).
   CUCKOO_HOT static std::uint64_t load_unaligned_word(const std::byte* at) noexcept {
@@ -439,15 +482,18 @@ class AtomicPackedTable {
         buffer_.data() + ((bit + kSlots * fingerprint_bits() - 1) >> 6) * sizeof(std::uint64_t);
     prefetch_lines<kLocality>(first, last);
   }
-  /// The line of `first`, and the line of `last` when it is another.
+  /// The line of `first` and the line of `last`, both asked for even when they are one line: a
+  /// branch on whether they differ is taken at random (1 bucket in 32 at f = 12, b = 4), and its
+  /// mispredictions cost more than a redundant prefetch, as PackedTable::prefetch_load measured.
   template <int kLocality>
   CUCKOO_HOT static void prefetch_lines(const std::byte* first, const std::byte* last) noexcept {
     __builtin_prefetch(first, 0, kLocality);
-    if ((reinterpret_cast<std::uintptr_t>(first) ^ reinterpret_cast<std::uintptr_t>(last)) >=
-        detail::kCacheLine) {
-      __builtin_prefetch(last, 0, kLocality);
-    }
+    __builtin_prefetch(last, 0, kLocality);
   }
+  /// Whether no lookup's 8-byte load can straddle a line, known at compile time: whole-word
+  /// buckets of exactly 8 bytes (b = 4 with f = 16, b = 8 with f = 8, b = 2 with f = 32).
+  static constexpr bool kLoadNeverStraddles =
+      kWholeWordBuckets && kSlots * kFixedBits / 8 == sizeof(std::uint64_t);
 
   std::uint64_t bucket_count_;
   unsigned bits_;

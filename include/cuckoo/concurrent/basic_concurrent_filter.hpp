@@ -203,21 +203,34 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// by the single-key lookup.
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
+    // The loop reads the filter through copies in this frame (see Table::LookupReader): 12.3-13.7
+    // against 10.2-11.7 ns per key reading it through *this (README, "Concurrency").
+    const typename Table::LookupReader reader = table_.lookup_reader();
+    const Prober prober = prober_();
+    const Hash hasher = hasher_;
     const std::size_t n = keys.size();
     concurrent::StripedVersions::QuietRead chunk(stripes_);
     std::size_t chunk_start = 0, chunk_end = std::min(n, kQuietChunk);
     chunk.begin();
-    run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
-      out[i] = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-      if (i + 1 == chunk_end) {
-        if (kValidateReads && !chunk.valid()) [[unlikely]]
-          answer_again(keys, out, chunk_start, chunk_end);
-        chunk_start = chunk_end;
-        chunk_end = std::min(n, chunk_end + kQuietChunk);
-        chunk.begin();
-      }
-      return true;
-    });
+    detail::run_prefetch_pipeline<kPipelineDepth>(
+        n,
+        [&](std::size_t i) {
+          const Probe p = prober(hash_key(hasher, keys[i]));
+          reader.prefetch_for_lookup(p.bucket);
+          reader.prefetch_for_lookup(p.alt);
+          return p;
+        },
+        [&](std::size_t i, const Probe& p) {
+          out[i] = reader.contains_pair(p.bucket, p.alt, p.fingerprint);
+          if (i + 1 == chunk_end) {
+            if (kValidateReads && !chunk.valid()) [[unlikely]]
+              answer_again(keys, out, chunk_start, chunk_end);
+            chunk_start = chunk_end;
+            chunk_end = std::min(n, chunk_end + kQuietChunk);
+            chunk.begin();
+          }
+          return true;
+        });
   }
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in
   /// (keys[r], if any, failed and changed nothing; later keys were not tried).
@@ -276,12 +289,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return {bucket_count(), fingerprint_bits(), kBucketSize, false};
   }
   std::uint64_t alternate(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
-    if constexpr (kMayKeepOffsets) {
-      if (!offsets_.empty()) {
-        return addressing_.alternate_from_offset(bucket, offsets_[fingerprint]);
-      }
-    }
-    return addressing_.alternate(bucket, fingerprint);
+    return prober_().alternate(bucket, fingerprint);
   }
 
   /// Empties the filter (every stripe held while the table is cleared).
@@ -341,10 +349,31 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return static_cast<std::size_t>(kSecondBucketPrefetchLoad * static_cast<double>(slot_count()));
   }
 
-  Probe probe_of(std::uint64_t hash) const noexcept {
-    const Position pos = addressing_.position(hash);
-    return {pos.bucket, alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
+  /// A key's probe from its hash: the addressing and the offset table, by value, so that a batch
+  /// loop can hold them in registers (see the batch contains).
+  struct Prober {
+    Addressing addressing;
+    const std::uint32_t* offsets;  // null: alternate buckets computed, not looked up
+
+    CUCKOO_HOT Probe operator()(std::uint64_t hash) const noexcept {
+      const Position pos = addressing.position(hash);
+      return {pos.bucket, alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
+    }
+    CUCKOO_HOT std::uint64_t alternate(std::uint64_t bucket,
+                                       std::uint32_t fingerprint) const noexcept {
+      if constexpr (kMayKeepOffsets) {
+        if (offsets != nullptr) {
+          return addressing.alternate_from_offset(bucket, offsets[fingerprint]);
+        }
+      }
+      return addressing.alternate(bucket, fingerprint);
+    }
+  };
+  Prober prober_() const noexcept {
+    return {addressing_, offsets_.empty() ? nullptr : offsets_.data()};
   }
+  Probe probe_of(std::uint64_t hash) const noexcept { return prober_()(hash); }
+
   std::size_t stripe_of(std::uint64_t bucket) const noexcept { return stripes_.stripe_of(bucket); }
 
   // ---- Reads --------------------------------------------------------------------------------
