@@ -353,7 +353,10 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// loop can hold them in registers (see the batch contains).
   struct Prober {
     Addressing addressing;
-    const std::uint32_t* offsets;  // null: alternate buckets computed, not looked up
+    const std::uint32_t* offsets;
+    // Else alternate buckets are computed, not looked up. (Not `offsets != nullptr`: GCC then
+    // tested both the vector's emptiness and the pointer, one more branch per single-key lookup.)
+    bool use_offsets;
 
     CUCKOO_HOT Probe operator()(std::uint64_t hash) const noexcept {
       const Position pos = addressing.position(hash);
@@ -362,16 +365,14 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     CUCKOO_HOT std::uint64_t alternate(std::uint64_t bucket,
                                        std::uint32_t fingerprint) const noexcept {
       if constexpr (kMayKeepOffsets) {
-        if (offsets != nullptr) {
+        if (use_offsets) {
           return addressing.alternate_from_offset(bucket, offsets[fingerprint]);
         }
       }
       return addressing.alternate(bucket, fingerprint);
     }
   };
-  Prober prober_() const noexcept {
-    return {addressing_, offsets_.empty() ? nullptr : offsets_.data()};
-  }
+  Prober prober_() const noexcept { return {addressing_, offsets_.data(), !offsets_.empty()}; }
   Probe probe_of(std::uint64_t hash) const noexcept { return prober_()(hash); }
 
   std::size_t stripe_of(std::uint64_t bucket) const noexcept { return stripes_.stripe_of(bucket); }
