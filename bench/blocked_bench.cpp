@@ -5,9 +5,10 @@
 // of its capacity with the batch insert, and the plain f = 12, b = 4 filter of the same memory to
 // the same share of its own capacity; a blocked Bloom filter of the same memory gets the blocked
 // filter's keys (k chosen for that memory and count). Then times, best of --reps, over --queries
-// keys: single-key and batched contains of positive and of negative keys, single-key erase, and the
-// floors over a buffer of the same size: one and two random line reads per key, unprefetched
-// (single) and prefetched 64 keys ahead (batched), each with the key's hash. Prints bits per item,
+// keys: single-key and batched contains of positive, of negative and of mixed keys (each one or the
+// other by a coin toss), single-key erase, and the floors over a buffer of the same size: one and
+// two random line reads per key, unprefetched (single) and prefetched 64 keys ahead (batched),
+// each with the key's hash. Prints bits per item,
 // measured false-positive rates and the share of lookups that read a second line.
 //
 // Compare figures only as ratios from one run: the machine is shared and noisy.
@@ -67,13 +68,14 @@ double build(Filter& filter, std::span<const std::uint64_t> keys, const char* na
 }
 
 struct LookupTimes {
-  double single_pos, single_neg, batch_pos, batch_neg, fpr;
+  double single_pos, single_neg, single_mixed, batch_pos, batch_neg, batch_mixed, fpr;
 };
 
 template <class Filter>
 LookupTimes time_lookups(const Options& o, const Filter& filter,
                          std::span<const std::uint64_t> positives,
-                         std::span<const std::uint64_t> negatives) {
+                         std::span<const std::uint64_t> negatives,
+                         std::span<const std::uint64_t> mixed) {
   std::vector<char> out_storage(positives.size());
   std::span<bool> out(reinterpret_cast<bool*>(out_storage.data()), out_storage.size());
   LookupTimes t{};
@@ -84,6 +86,10 @@ LookupTimes time_lookups(const Options& o, const Filter& filter,
   t.single_neg = ns_per_key(o, negatives.size(), [&] {
     for (const auto k : negatives) sink += filter.contains(k) ? 1 : 0;
   });
+  t.single_mixed = ns_per_key(o, mixed.size(), [&] {
+    for (const auto k : mixed) sink += filter.contains(k) ? 1 : 0;
+  });
+  t.batch_mixed = ns_per_key(o, mixed.size(), [&] { filter.contains(mixed, out); });
   t.batch_pos = ns_per_key(o, positives.size(), [&] { filter.contains(positives, out); });
   for (std::size_t i = 0; i < positives.size(); ++i) {
     if (!out[i]) {
@@ -187,10 +193,16 @@ int main(int argc, char** argv) {
     for (auto& k : positives) k = keys[pick() % plain_keys.size()];  // in all three filters
   }
   const auto negatives = keys_from(4, q);
+  // Positive or negative by a coin toss per key, so that no branch on the answer predicts well.
+  std::vector<std::uint64_t> mixed(q);
+  {
+    cuckoo::detail::SplitMix64 coin(5);
+    for (std::size_t i = 0; i < q; ++i) mixed[i] = (coin() & 1) != 0 ? positives[i] : negatives[i];
+  }
 
-  const LookupTimes tb = time_lookups(o, *blocked, positives, negatives);
-  const LookupTimes tp = time_lookups(o, *plain, positives, negatives);
-  const LookupTimes tbf = time_lookups(o, *bloom, positives, negatives);
+  const LookupTimes tb = time_lookups(o, *blocked, positives, negatives, mixed);
+  const LookupTimes tp = time_lookups(o, *plain, positives, negatives, mixed);
+  const LookupTimes tbf = time_lookups(o, *bloom, positives, negatives, mixed);
 
   std::size_t pos2 = 0, neg2 = 0;
   for (const auto k : positives) pos2 += blocked->lines_read(blocked->hasher()(k)) == 2 ? 1 : 0;
@@ -217,13 +229,14 @@ int main(int argc, char** argv) {
   };
   std::printf("blocked_bench: %.0f MiB, load %.2f of capacity, %zu queries, best of %d\n", o.mb,
               o.load, q, o.reps);
-  std::printf("%-22s %10s %8s %8s %9s %9s %9s %9s %8s %8s\n", "filter", "items", "bits/it", "FPR%",
-              "add ns", "1-key +", "1-key -", "batch +", "batch -", "erase");
+  std::printf("%-22s %10s %8s %8s %9s %9s %9s %9s %9s %9s %9s %8s\n", "filter", "items", "bits/it",
+              "FPR%", "add ns", "1-key +", "1-key -", "1-key +-", "batch +", "batch -", "batch +-",
+              "erase");
   const auto row = [&](const char* name, std::size_t items, std::size_t mem, const LookupTimes& t,
                        double add_ns, double erase_ns) {
-    std::printf("%-22s %10zu %8.2f %8.4f %9.1f %9.1f %9.1f %9.1f %8.1f %8.1f\n", name, items,
-                bits_per_item(mem, items), 100 * t.fpr, add_ns, t.single_pos, t.single_neg,
-                t.batch_pos, t.batch_neg, erase_ns);
+    std::printf("%-22s %10zu %8.2f %8.4f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %8.1f\n", name,
+                items, bits_per_item(mem, items), 100 * t.fpr, add_ns, t.single_pos, t.single_neg,
+                t.single_mixed, t.batch_pos, t.batch_neg, t.batch_mixed, erase_ns);
   };
   row("blocked cuckoo", blocked_n, blocked->memory_bytes(), tb, per_key(blocked_build, blocked_n),
       erase_blocked);

@@ -370,6 +370,7 @@ TEST(BlockedBlock, AZeroedBlockIsEmptyWithNoThreshold) {
       ASSERT_FALSE(pocket::contains<L>(block.data(), v)) << v << " at " << cuckoo::isa_name(L);
       ASSERT_EQ(pocket::count<L>(block.data(), v), 0u) << v;
       ASSERT_LT(pocket::threshold_unit(v), pocket::threshold(block.data())) << v;
+      ASSERT_FALSE(pocket::may_be_in_second(block.data(), v)) << v;
     }
   });
 }
@@ -405,6 +406,11 @@ TEST(BlockedBlock, SetThresholdRoundTripsAndLeavesTheItemsAlone) {
       const Block before = block;
       pocket::set_threshold(block.data(), t);
       ASSERT_EQ(pocket::threshold(block.data()), t);
+      // A lookup goes on to the second block exactly for values whose unit is at or above t.
+      for (unsigned unit = 0; unit < kValueCount / 64; ++unit) {
+        ASSERT_EQ(pocket::may_be_in_second(block.data(), 64 * unit + 63), unit >= t)
+            << "unit " << unit << ", t = " << t;
+      }
       ASSERT_EQ(decode(block).values, model) << "t = " << t;
       // Only bits 143..151 may differ: bit 7 of byte 17 and byte 18.
       for (std::size_t i = 0; i < 64; ++i) {
