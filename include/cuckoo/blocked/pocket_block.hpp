@@ -440,9 +440,15 @@ template <Isa L>
   return m.matches != 0;
 }
 
+/// Copies of v in the block, from the fast path where it can tell (as remove<L> finds one), else
+/// the exact one. Two selects over the whole header made a count cost 2.4x a lookup.
 template <Isa L>
 inline unsigned count(const std::byte* block, unsigned v) noexcept {
-  return count_in(block, list_span_wide(load_tail(block), list_of(v)), remainder_of(v));
+  const FastMatch m = fast_match<L>(block, v);
+  if (!m.ok) [[unlikely]] {
+    return count_in(block, list_span_wide(load_tail(block), list_of(v)), remainder_of(v));
+  }
+  return static_cast<unsigned>(std::popcount(m.matches));
 }
 
 inline unsigned size(const std::byte* block) noexcept {
