@@ -139,8 +139,9 @@ inline unsigned threshold(const std::byte* block) noexcept {
 }
 
 /// Whether value v, whose first block this is, may have been given to its second block: its unit
-/// is at or above t. As unit + field ≥ 511, two instructions after the field's load, where
-/// unit ≥ 511 − field took three (a lookup pays for each after its line; the essay above).
+/// is at or above t. As unit + field ≥ 511 from one 16-bit load, three instructions after it,
+/// where two byte loads and unit ≥ 511 − field took six (a lookup pays for each after its line;
+/// the essay above).
 inline bool may_be_in_second(const std::byte* first, unsigned v) noexcept {
   return threshold_unit(v) + threshold_field(first) >= kNoOverflow;
 }
