@@ -355,6 +355,12 @@ CUCKOO_POCKET_AVX512_FN std::uint64_t equal_slots_avx512(const std::byte* block,
                                 _mm512_set1_epi8(static_cast<char>(r))) >>
          kFirstRemainderByte;
 }
+/// equal_slots at level L (a vector level).
+template <Isa L>
+[[gnu::always_inline]] inline std::uint64_t equal_slots(const std::byte* block,
+                                                        unsigned r) noexcept {
+  return L == Isa::kAvx512 ? equal_slots_avx512(block, r) : equal_slots_avx2(block, r);
+}
 /// Bit s set where slot s holds a remainder ≤ r (bits 43.. are header bytes; masked by the
 /// caller).
 CUCKOO_POCKET_BMI_FN std::uint64_t at_most_slots_avx2(const std::byte* block, unsigned r) noexcept {
@@ -393,8 +399,7 @@ template <Isa L>
   const unsigned q = list_of(v), r = remainder_of(v);
 #if CUCKOO_HAS_X86_VECTOR_PATHS
   if constexpr (L != Isa::kPortable) {
-    const std::uint64_t equal =
-        L == Isa::kAvx512 ? equal_slots_avx512(block, r) : equal_slots_avx2(block, r);
+    const std::uint64_t equal = equal_slots<L>(block, r);
     const FastSpan span = fast_span<L>(block, q);
     return {in_span(equal, span.begin, span.length), span.begin, span.ok()};
   }
@@ -422,10 +427,11 @@ template <Isa L>
 #if CUCKOO_HAS_X86_VECTOR_PATHS
   if constexpr (L != Isa::kPortable) {
     // Where no slot holds r (most absent values), the answer is no before the span is computed;
-    // the essay at the top of this file has the arithmetic and the figures.
+    // the essay at the top of this file has the arithmetic and the figures. Written out rather
+    // than as a test before fast_match: its bool `ok` compiled back into a setbe and two tests
+    // on the hit path (the disassembly).
     const unsigned r = remainder_of(v);
-    const std::uint64_t equal =
-        L == Isa::kAvx512 ? equal_slots_avx512(block, r) : equal_slots_avx2(block, r);
+    const std::uint64_t equal = equal_slots<L>(block, r);
     if (equal == 0) return false;
     const FastSpan span = fast_span<L>(block, list_of(v));
     if (!span.ok()) [[unlikely]] {
