@@ -93,6 +93,55 @@ TEST(ConcurrentIsa, Avx2LookupsAnswerAsThePortableOnes) {
   check_same_answers<12>();
   check_same_answers<16>();
 }
+
+// The AVX2-level table's pair lookup (whole_word_pair: in a build without sanitizers each bucket
+// is read by one vpbroadcastq from memory, in sanitizer builds by __atomic_load_n) against the
+// single-thread table's portable one, over random bytes: every bucket paired with random others
+// and with the last bucket (whose 8-byte read reaches into the tail word), each slot's own entry
+// as the value (a hit in either bucket) and random values (mostly misses).
+template <unsigned kSlots, unsigned kBits>
+void check_table_pairs() {
+  using Atomic = cuckoo::concurrent::AtomicPackedTable<kSlots, kBits, Isa::kAvx2>;
+  using Plain = cuckoo::PackedTable<kSlots, kBits, Isa::kPortable>;
+  constexpr std::uint64_t kBuckets = 1001;
+  Plain plain(kBuckets, kBits);
+  cuckoo::detail::SplitMix64 next(0x5eed'0000 + kSlots * 64 + kBits);
+  for (auto& byte : plain.bytes()) byte = static_cast<std::byte>(next());
+  // The tail bytes past the last bucket stay as the table keeps them (zero).
+  const std::size_t used = (kBuckets * kSlots * kBits + 7) / 8;
+  for (std::size_t i = used; i < plain.bytes().size(); ++i) plain.bytes()[i] = std::byte{0};
+  Atomic atomic(kBuckets, kBits);
+  atomic.assign(plain.bytes());
+
+  std::size_t hits = 0, checks = 0;
+  for (std::uint64_t b1 = 0; b1 < kBuckets; ++b1) {
+    for (const std::uint64_t b2 : {next() % kBuckets, kBuckets - 1, b1}) {
+      std::vector<std::uint32_t> values;
+      for (const auto e : plain.entries(b1)) values.push_back(e);
+      for (const auto e : plain.entries(b2)) values.push_back(e);
+      for (int r = 0; r < 4; ++r)
+        values.push_back(static_cast<std::uint32_t>(next()) >> (32 - kBits));
+      for (const auto v : values) {
+        const bool expected = plain.contains_pair(b1, b2, v);
+        ASSERT_EQ(atomic.contains_pair(b1, b2, v), expected) << b1 << " " << b2 << " " << v;
+        hits += expected;
+        ++checks;
+      }
+    }
+  }
+  // The slots' own entries alone make at least 2b of every 2b + 4 values hits.
+  EXPECT_GE(hits, checks * (2 * kSlots) / (2 * kSlots + 4));
+}
+
+TEST(ConcurrentIsa, Avx2TableReadsAnswerAsThePortableTable) {
+  if (!cpu_runs_avx2_level()) GTEST_SKIP() << "this CPU (or CUCKOO_ISA) does not run AVX2";
+  check_table_pairs<4, 8>();
+  check_table_pairs<4, 12>();
+  check_table_pairs<4, 16>();
+  check_table_pairs<2, 8>();
+  check_table_pairs<2, 16>();
+  check_table_pairs<2, 32>();
+}
 #endif
 
 }  // namespace

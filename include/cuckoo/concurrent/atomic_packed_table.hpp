@@ -35,6 +35,17 @@
 // waits on a lookup's lines costs far more than its cycle (one load per bucket instead of two,
 // same hash and compare, no validation: 67 -> 43 ns per key; README, Performance, Concurrency).
 //
+// Where the vector compare serves (b ≤ 4, AVX2), those 8 bytes go straight into a vector
+// register: one `vpbroadcastq` from memory, written as inline assembly. An atomic load cannot be
+// folded into the instruction that uses it, so through __atomic_load_n the same read took a
+// load, a move to the vector unit and a broadcast: three instructions instead of one per bucket,
+// and in a single-key loop that waits on memory the instructions a key holds in flight set its
+// cost (README, Concurrency). The assembly is outside the C++ memory model; its ordering is the
+// processor's (x86 keeps loads in order) and, for the compiler, compiler-only fences around the
+// two reads, so the seqlock argument of striped_versions.hpp holds as for the atomic loads.
+// Sanitizer builds take __atomic_load_n (CUCKOO_VECTOR_BUCKET_READS), so ThreadSanitizer checks
+// these reads and AddressSanitizer their bounds; the tests run both forms.
+//
 // Compare. As in PackedTable: groups of g lanes (g the largest power of two ≤ b with g·f ≤ 64;
 // the whole bucket for f ≤ 16 at b = 4) are tested with the SWAR zero-lane test, both buckets of a
 // lookup before either result is used.
@@ -61,6 +72,22 @@
 #include "cuckoo/detail/aligned_buffer.hpp"
 #include "cuckoo/detail/endian.hpp"
 #include "cuckoo/table/packed_table.hpp"
+
+// Whether lookups of whole-word buckets read them into vector registers by inline assembly
+// (see the top). Sanitizer builds read through __atomic_load_n instead, which the sanitizers see
+// and check; -DCUCKOO_VECTOR_BUCKET_READS=0 chooses that everywhere.
+#ifndef CUCKOO_VECTOR_BUCKET_READS
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define CUCKOO_VECTOR_BUCKET_READS 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define CUCKOO_VECTOR_BUCKET_READS 0
+#endif
+#endif
+#ifndef CUCKOO_VECTOR_BUCKET_READS
+#define CUCKOO_VECTOR_BUCKET_READS CUCKOO_HAS_X86_VECTOR_PATHS
+#endif
+#endif
 
 namespace cuckoo::concurrent {
 
@@ -357,6 +384,32 @@ class AtomicPackedTable {
     const __m256i any = _mm256_or_si256(hits.first, hits.second);
     return _mm256_testz_si256(any, any) == 0;
   }
+#if CUCKOO_VECTOR_BUCKET_READS
+  /// any_hit_avx2 of the buckets whose bytes start at `at1` and `at2`, each read by one
+  /// vpbroadcastq from memory (see the top). The compiler-only fences keep both reads between
+  /// the caller's two loads of its validation word; the processor keeps loads in order (x86-TSO).
+  CUCKOO_AVX2_FN static bool any_hit_avx2_at(const std::byte* at1, const std::byte* at2,
+                                             std::uint32_t value) noexcept {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const __m256i x1 = broadcast_word_at(at1);
+    CUCKOO_WIDEN_RACE_WINDOW();
+    const __m256i x2 = broadcast_word_at(at2);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const auto hits =
+        PackedTable<kSlots, kFixedBits, Isa::kAvx2>::broadcast_pair_hits(x1, x2, value);
+    const __m256i any = _mm256_or_si256(hits.first, hits.second);
+    return _mm256_testz_si256(any, any) == 0;
+  }
+  /// The 8 bytes at `at` (little-endian: x86) in every 64-bit element, by one instruction.
+  CUCKOO_AVX2_FN static __m256i broadcast_word_at(const std::byte* at) noexcept {
+    typedef std::uint64_t UnalignedWord __attribute__((aligned(1), may_alias));
+    __m256i out;
+    asm volatile("vpbroadcastq {%1, %0|%0, %1}"
+                 : "=x"(out)
+                 : "m"(*reinterpret_cast<const UnalignedWord*>(at)));
+    return out;
+  }
+#endif
 #endif
   static constexpr std::uint64_t kOnes = [] {
     std::uint64_t ones = 0;
@@ -378,6 +431,11 @@ class AtomicPackedTable {
     // Both addresses before either load: after an acquire load the compiler reloads the base.
     const std::byte* const at1 = whole_bucket_at(base, b1);
     const std::byte* const at2 = whole_bucket_at(base, b2);
+#if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
+    if constexpr (kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2)) {
+      return any_hit_avx2_at(at1, at2, value);
+    }
+#endif
     const std::uint64_t w1 = load_unaligned_word(at1);
     CUCKOO_WIDEN_RACE_WINDOW();
     const std::uint64_t w2 = load_unaligned_word(at2);

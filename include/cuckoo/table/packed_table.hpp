@@ -396,13 +396,18 @@ class PackedTable {
   };
   CUCKOO_AVX2_FN static PairHits aligned_pair_hits(std::uint64_t w1, std::uint64_t w2,
                                                    std::uint32_t value) noexcept {
+    return broadcast_pair_hits(_mm256_set1_epi64x(static_cast<long long>(w1)),
+                               _mm256_set1_epi64x(static_cast<long long>(w2)), value);
+  }
+  /// aligned_pair_hits of the buckets' words already broadcast to every element (x1, x2): for
+  /// callers that load them straight into vector registers (AtomicPackedTable's lookups).
+  CUCKOO_AVX2_FN static PairHits broadcast_pair_hits(__m256i x1, __m256i x2,
+                                                     std::uint32_t value) noexcept {
     constexpr auto f = static_cast<long long>(kFixedBits);
     // Lane k's mask, computed unsigned: the top lane of a 64-bit bucket reaches the sign bit.
     constexpr auto lane = [](unsigned k) {
       return static_cast<long long>(low_mask(kFixedBits) << (k * kFixedBits));
     };
-    const __m256i x1 = _mm256_set1_epi64x(static_cast<long long>(w1));
-    const __m256i x2 = _mm256_set1_epi64x(static_cast<long long>(w2));
     const __m256i v = _mm256_set1_epi64x(value);
     if constexpr (kSlots == 2) {
       const __m256i masks = _mm256_setr_epi64x(lane(0), lane(1), lane(0), lane(1));
