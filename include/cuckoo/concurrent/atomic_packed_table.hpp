@@ -380,7 +380,14 @@ class AtomicPackedTable {
   /// Whether either of two whole-word buckets holds `value`, by PackedTable's AVX2 compare.
   CUCKOO_AVX2_FN static bool any_hit_avx2(std::uint64_t w1, std::uint64_t w2,
                                           std::uint32_t value) noexcept {
-    const auto hits = PackedTable<kSlots, kFixedBits, Isa::kAvx2>::aligned_pair_hits(w1, w2, value);
+    return any_hit_broadcast(_mm256_set1_epi64x(static_cast<long long>(w1)),
+                             _mm256_set1_epi64x(static_cast<long long>(w2)), value);
+  }
+  /// The same of the two words already broadcast to every element.
+  CUCKOO_AVX2_FN static bool any_hit_broadcast(__m256i x1, __m256i x2,
+                                               std::uint32_t value) noexcept {
+    const auto hits =
+        PackedTable<kSlots, kFixedBits, Isa::kAvx2>::broadcast_pair_hits(x1, x2, value);
     const __m256i any = _mm256_or_si256(hits.first, hits.second);
     return _mm256_testz_si256(any, any) == 0;
   }
@@ -395,10 +402,7 @@ class AtomicPackedTable {
     CUCKOO_WIDEN_RACE_WINDOW();
     const __m256i x2 = broadcast_word_at(at2);
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    const auto hits =
-        PackedTable<kSlots, kFixedBits, Isa::kAvx2>::broadcast_pair_hits(x1, x2, value);
-    const __m256i any = _mm256_or_si256(hits.first, hits.second);
-    return _mm256_testz_si256(any, any) == 0;
+    return any_hit_broadcast(x1, x2, value);
   }
   /// The 8 bytes at `at` (little-endian: x86) in every 64-bit element, by one instruction.
   CUCKOO_AVX2_FN static __m256i broadcast_word_at(const std::byte* at) noexcept {

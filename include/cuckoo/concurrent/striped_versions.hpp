@@ -287,8 +287,8 @@ class StripedVersions {
 
   /// The writer-activity word: writers inside in the low 24 bits, writes completed above them.
   /// Each entry adds 1 and each exit adds kWriteDone − 1, so the word only grows (it would take
-  /// 2^40 writes during one lookup to bring it back to a value the lookup saw). On a line of its
-  /// own: writers change it, lookups of every thread read it. Held in the object, not behind a
+  /// 2^40 writes during one lookup to bring it back to a value the lookup saw). On a line pair of
+  /// its own: writers change it, lookups of every thread read it. Held in the object, not behind a
   /// pointer: a lookup then finds it at a fixed offset from the filter, one load fewer per key.
   static constexpr std::uint64_t kWritersInside = (std::uint64_t{1} << 24) - 1;
   static constexpr std::uint64_t kWriteDone = std::uint64_t{1} << 24;
