@@ -318,7 +318,9 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
       return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
     } else {
       // Bitwise |, not ||: both buckets are read without a dependent branch between them.
-      return table_.contains(p.bucket, p.fingerprint) | table_.contains(p.alt, p.fingerprint);
+      const bool in_first = table_.contains(p.bucket, p.fingerprint);
+      const bool in_second = table_.contains(p.alt, p.fingerprint);
+      return in_first | in_second;
     }
   }
 

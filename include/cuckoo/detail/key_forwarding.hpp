@@ -19,6 +19,10 @@
 // with using-declarations. The comparators of amq/ have their own, amq::detail::KeyForwarding,
 // which also holds the hasher and the batch lookup.
 //
+// The constraints name the filter through a defaulted template parameter (Self), not Derived
+// itself, so that they are checked at the call, when the filter is complete: clang 14 checked them
+// at the using-declarations, inside the still incomplete filter, and refused every call.
+//
 // The members are plain inline functions, not forced: forcing them made GCC keep a large
 // contains_hash (the blocked filter's) out of line in the caller, where it had inlined it through
 // the small forwarder. A filter that needs its lookup forced into every caller declares its own
@@ -38,8 +42,8 @@ class KeyForwarding {
  public:
   /// Adds one copy of key. False, with the filter unchanged, when it cannot (no room, or past a
   /// growable filter's documented limit).
-  template <Key K>
-  requires requires(Derived& filter, std::uint64_t hash) {
+  template <Key K, class Self = Derived>
+  requires requires(Self& filter, std::uint64_t hash) {
     { filter.insert_hash(hash) } -> std::same_as<bool>;
   }
   bool insert(const K& key) { return self().insert_hash(hash_key(self().hasher(), key)); }
@@ -53,8 +57,8 @@ class KeyForwarding {
   /// Removes one copy of key's fingerprint; false if none of key's places holds it. Erasing a key
   /// that was never inserted may remove a colliding item's fingerprint: only erase what you
   /// inserted.
-  template <Key K>
-  requires requires(Derived& filter, std::uint64_t hash) {
+  template <Key K, class Self = Derived>
+  requires requires(Self& filter, std::uint64_t hash) {
     { filter.erase_hash(hash) } -> std::same_as<bool>;
   }
   bool erase(const K& key) noexcept { return self().erase_hash(hash_key(self().hasher(), key)); }

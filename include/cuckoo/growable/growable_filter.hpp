@@ -607,7 +607,11 @@ class BasicGrowableFilter
       if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx2(p), compared = true;
     }
 #endif
-    if (!compared) hit = bucket_matches(p.first, p.key) | bucket_matches(p.second, p.key);
+    if (!compared) {
+      const bool in_first = bucket_matches(p.first, p.key);
+      const bool in_second = bucket_matches(p.second, p.key);
+      hit = in_first | in_second;  // no branch between the two reads
+    }
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
     return hit;

@@ -54,6 +54,10 @@ using MapsAt = std::tuple<Wrap<BasicApproximateMap<PackedTable<4, 12, L>, V>>,
                           Wrap<BasicApproximateMap<PackedTable<4, 0, L>, V>>>;
 template <class M>
 using Unwrapped = M;
+// IsaMap through a one-parameter alias: its second parameter has a default, which GCC accepts for
+// a `template <class> class` argument and clang (14, Debian's) does not.
+template <class M>
+using WrappedInIsaMap = IsaMap<M>;
 // The shapes with vector compares, then every shape portable; make_map takes the first that fits
 // the layout and the CPU. A build whose own flags enable AVX2 (-march=native) compiles the vector
 // shapes at its level, as it did before the run-time choice (a single-key find through IsaMap's
@@ -63,7 +67,7 @@ using Unwrapped = M;
 template <class V>
 using VectorMaps =
     std::conditional_t<(kCompiledIsa >= Isa::kAvx2), MapsAt<V, kCompiledIsa, Unwrapped>,
-                       MapsAt<V, Isa::kAvx2, IsaMap>>;
+                       MapsAt<V, Isa::kAvx2, WrappedInIsaMap>>;
 template <class V>
 using ApproximateMapVariant = typename VariantOfAll<
     VectorMaps<V>, MapsAt<V, Isa::kPortable, Unwrapped>,

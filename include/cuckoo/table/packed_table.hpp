@@ -308,7 +308,10 @@ class PackedTable {
   /// contains_pair with word tricks only; compiled everywhere.
   CUCKOO_HOT bool contains_pair_portable(std::uint64_t b1, std::uint64_t b2,
                                          std::uint32_t value) const noexcept {
-    if (group() != kSlots) return contains(b1, value) | contains(b2, value);
+    if (group() != kSlots) {
+      const bool in_first = contains(b1, value), in_second = contains(b2, value);
+      return in_first | in_second;  // no branch between the two reads
+    }
     const std::uint64_t pattern = value * ones_;
     const std::uint64_t x1 = bucket_word(b1) ^ pattern;
     const std::uint64_t x2 = bucket_word(b2) ^ pattern;
