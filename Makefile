@@ -94,13 +94,15 @@ stress-concurrent: build
 	done
 
 # Builds the concurrent tests with race windows widened (CUCKOO_TEST_RACE_WINDOW) and the
-# protocol intact (control: must pass), without version validation, with moves that erase before
-# they copy, and with both; runs the stress and linearizability tests on each and prints what
+# protocol intact (control: must pass), without version validation, with writers silent on the
+# activity word, with moves that erase before they copy, with both, and with inserts that write
+# straddling entries unannounced; runs the stress and linearizability tests on each and prints what
 # passed. See the README's "Concurrency" section for what each mutant is expected to do.
 mutation-check: deps
 	@for variant in "control:" "no-validation:-DCUCKOO_TEST_MUTATION_NO_VALIDATION" \
 	  "silent-writers:-DCUCKOO_TEST_MUTATION_SILENT_WRITERS" \
 	  "erase-before-copy:-DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY" \
+	  "unannounced-straddlers:-DCUCKOO_TEST_MUTATION_UNANNOUNCED_STRADDLERS" \
 	  "both:-DCUCKOO_TEST_MUTATION_NO_VALIDATION -DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY"; do \
 	  name=$${variant%%:*}; flags=$${variant#*:}; dir=$(BUILD)/mutation-$$name; \
 	  cmake -S . -B $$dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \

@@ -251,7 +251,7 @@ TEST(ConcurrentLinearizability, FourThreadsFourSlotBuckets) {
 }
 
 TEST(ConcurrentLinearizability, ThreeThreadsWideEntriesAcrossWords) {
-  // f = 27, b = 8: entries straddle 64-bit words, so writes take two fetch_xor each and a reader
+  // f = 27, b = 8: entries straddle 64-bit words, so writes take two stores each and a reader
   // can see half of one; validation must discard such reads.
   std::string failure;
   const HistoryShape setup{3, 5, cuckoo::Layout{2, 27, 8, false}, 20};

@@ -37,7 +37,9 @@
 // With no writers about (a filter that is only read, or between bursts of writes) lookups never
 // touch the counters; when writers are about the word keeps changing, and lookups fall back to
 // their two stripes' counters, which only a writer of those stripes disturbs. Writers pay two
-// locked additions to one shared line per operation.
+// locked additions to one shared line per operation, but for the commonest: an insert into the
+// key's own buckets of an entry that lies inside one word is a single store that only adds, which
+// a lookup needs no validation against (AddingGuard says why), so it leaves the word alone.
 //
 // Deadlock freedom: a thread holds at most two stripes at a time and takes them in increasing
 // index order, or all of them in increasing order (lock_all); no other lock is ever held while a
@@ -346,6 +348,40 @@ class StripePairGuard {
  private:
   const StripedVersions& versions_;
   std::size_t a_, b_;
+};
+
+/// Holds one stripe, or two (a != b), for a write that only adds entries (an insert into the
+/// key's own buckets), and enters the writer-activity word only if announce() is called: before
+/// a change a lookup could see half of (an entry written by two stores). An entry inside one word
+/// is added by one store, and a lookup that sees only such additions needs no validation against
+/// them: each bucket word it reads is the word at one instant, entries only appear, so an entry
+/// absent from a later read was absent at every earlier instant; a "no" is true at the first
+/// read, a "yes" at the read that saw the entry, and a count of c passes through every value
+/// between the counts at its first and last reads (linearizable, even against a model of the
+/// fingerprints). Erases and moves still enter. Two locked additions fewer per insert, and with two
+/// threads inserting, no line that moves between the cores on every insert (README, Concurrency).
+class AddingGuard {
+ public:
+  AddingGuard(const StripedVersions& versions, std::size_t a, std::size_t b) noexcept
+      : versions_(versions), a_(a), b_(b) {
+    versions_.lock_pair(a_, b_);
+  }
+  AddingGuard(const AddingGuard&) = delete;
+  AddingGuard& operator=(const AddingGuard&) = delete;
+  ~AddingGuard() {
+    if (entered_) versions_.leave_write();
+    versions_.unlock_pair(a_, b_);
+  }
+  void announce() noexcept {
+    if (entered_) return;
+    versions_.enter_write();
+    entered_ = true;
+  }
+
+ private:
+  const StripedVersions& versions_;
+  std::size_t a_, b_;
+  bool entered_ = false;
 };
 
 /// Holds every stripe for a scope.
