@@ -266,10 +266,7 @@ class AtomicPackedTable {
   }
 
   bool has_free(std::uint64_t bucket) const noexcept {
-    if constexpr (kWholeWordBuckets) {
-      const std::uint64_t x = load_unaligned_word(whole_bucket_at(bucket));
-      return ((x - kOnes) & ~x & kHighs) != 0;
-    }
+    if constexpr (kWholeWordBuckets) return whole_bucket_matches(bucket, 0) != 0;
     for (unsigned lane = 0; lane < kSlots; lane += group()) {
       const std::uint64_t x = group_word(bucket, lane);
       if (((x - ones_) & ~x & highs_) != 0) return true;
@@ -463,8 +460,18 @@ class AtomicPackedTable {
     // Bits above the bucket's lanes (the next bucket's) cannot reach the lanes' flags: the
     // subtraction borrows upwards only, and kHighs holds the bucket's lanes alone.
     const std::uint64_t pattern = value * kOnes;
-    const std::uint64_t x1 = w1 ^ pattern, x2 = w2 ^ pattern;
-    return ((((x1 - kOnes) & ~x1) | ((x2 - kOnes) & ~x2)) & kHighs) != 0;
+    return (zero_lane_flags(w1 ^ pattern) | zero_lane_flags(w2 ^ pattern)) != 0;
+  }
+  /// The SWAR zero test of a whole-word bucket's lanes in x (bit 0 = its first lane's): a flag at
+  /// the top of each lane that may be zero; the lowest flag is a true zero lane.
+  static constexpr std::uint64_t zero_lane_flags(std::uint64_t x) noexcept {
+    return (x - kOnes) & ~x & kHighs;
+  }
+  /// zero_lane_flags of `bucket` xor `value` in every lane: its lanes equal to `value`, from one
+  /// unaligned load of the bucket's 8 bytes (for writers: see flip_lowest).
+  std::uint64_t whole_bucket_matches(std::uint64_t bucket, std::uint32_t value) const noexcept {
+    return zero_lane_flags(load_unaligned_word(whole_bucket_at(bucket)) ^
+                           (std::uint64_t{value} * kOnes));
   }
   /// The lines of the 8 bytes whole_word_pair reads of `bucket`.
   CUCKOO_HOT static void whole_word_prefetch(const std::byte* base, std::uint64_t bucket) noexcept {
@@ -552,9 +559,7 @@ class AtomicPackedTable {
       // and 1.22x Filter's time (README, Concurrency). Bits past the bucket may belong to another
       // stripe and change meanwhile; they are masked off (kHighs), and the bucket's own bits are
       // ours (we hold its stripe), so this read cannot tear where it matters.
-      const std::uint64_t x =
-          load_unaligned_word(whole_bucket_at(bucket)) ^ (std::uint64_t{value} * kOnes);
-      const std::uint64_t flags = (x - kOnes) & ~x & kHighs;
+      const std::uint64_t flags = whole_bucket_matches(bucket, value);
       if (flags == 0) return false;
       const auto top = static_cast<unsigned>(std::countr_zero(flags));
       flip_entry(bucket * kSlots * kFixedBits + top + 1 - kFixedBits, flip, before_two_stores);
