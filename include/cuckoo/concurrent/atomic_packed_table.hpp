@@ -43,7 +43,11 @@
 // and in a single-key loop that waits on memory the instructions a key holds in flight set its
 // cost (README, Concurrency). The assembly is outside the C++ memory model; its ordering is the
 // processor's (x86 keeps loads in order) and, for the compiler, compiler-only fences around the
-// two reads, so the seqlock argument of striped_versions.hpp holds as for the atomic loads.
+// two reads, so the seqlock argument of striped_versions.hpp holds as for the atomic loads. A
+// single-key lookup (contains_pair_between) puts its two loads of the validation word in the same
+// statement as the bucket reads instead: a fence, like an acquire load, makes the compiler reload
+// everything the caller's loop held in registers (the table's address, the filter's addressing)
+// for every key, and each bucket read then waited for a reload.
 // Sanitizer builds take __atomic_load_n (CUCKOO_VECTOR_BUCKET_READS), so ThreadSanitizer checks
 // these reads and AddressSanitizer their bounds; the tests run both forms.
 //
@@ -256,6 +260,23 @@ class AtomicPackedTable {
     return (hits & highs_) != 0;
   }
 
+  /// contains_pair between two loads of a validation word (StripedVersions::activity_word):
+  /// `before` is its value ahead of both bucket reads, `after` its value behind them.
+  CUCKOO_HOT bool contains_pair_between(const std::uint64_t* word, std::uint64_t b1,
+                                        std::uint64_t b2, std::uint32_t value,
+                                        std::uint64_t& before,
+                                        std::uint64_t& after) const noexcept {
+    if constexpr (kReadsBetweenByAssembly) {
+      // this->: declared in x86 builds only, and looked up only where it is called.
+      return this->any_hit_avx2_between(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                        before, after);
+    }
+    before = std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_acquire);
+    const bool hit = contains_pair(b1, b2, value);
+    after = std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_relaxed);
+    return hit;
+  }
+
   /// The lowest slot of `bucket` holding `value` (0 finds an empty slot), or -1.
   int find(std::uint64_t bucket, std::uint32_t value) const noexcept {
     const auto all = entries(bucket);
@@ -413,6 +434,43 @@ class AtomicPackedTable {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     return any_hit_broadcast(x1, x2, value);
   }
+  /// any_hit_avx2_at between two loads of `word`: the word, both buckets, the word again, in one
+  /// assembly statement. It keeps the four loads in order for the compiler without the fences
+  /// of any_hit_avx2_at, which make the caller's loop reload the filter's members (the table's
+  /// address among them, so each bucket read waited for a reload) for every key; the processor
+  /// keeps them in order (x86-TSO). Mutation-check builds split it in two around the race window.
+  CUCKOO_AVX2_FN static bool any_hit_avx2_between(const std::uint64_t* word, const std::byte* at1,
+                                                  const std::byte* at2, std::uint32_t value,
+                                                  std::uint64_t& before,
+                                                  std::uint64_t& after) noexcept {
+    typedef std::uint64_t UnalignedWord __attribute__((aligned(1), may_alias));
+    const auto& bucket1 = *reinterpret_cast<const UnalignedWord*>(at1);
+    const auto& bucket2 = *reinterpret_cast<const UnalignedWord*>(at2);
+    __m256i x1, x2;
+    if constexpr (!kWidenedRaceWindows) {
+      asm volatile(
+          "mov {%[word], %[before]|%[before], %[word]}\n\t"
+          "vpbroadcastq {%[b1], %[x1]|%[x1], %[b1]}\n\t"
+          "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t"
+          "mov {%[word], %[after]|%[after], %[word]}"
+          : [before] "=&r"(before), [x1] "=&x"(x1), [x2] "=&x"(x2), [after] "=r"(after)
+          : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2));
+    } else {
+      // Two volatile statements, which the compiler keeps in order, and the window between them.
+      asm volatile(
+          "mov {%[word], %[before]|%[before], %[word]}\n\t"
+          "vpbroadcastq {%[b1], %[x1]|%[x1], %[b1]}"
+          : [before] "=&r"(before), [x1] "=x"(x1)
+          : [word] "m"(*word), [b1] "m"(bucket1));
+      CUCKOO_WIDEN_RACE_WINDOW();
+      asm volatile(
+          "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t"
+          "mov {%[word], %[after]|%[after], %[word]}"
+          : [x2] "=&x"(x2), [after] "=r"(after)
+          : [word] "m"(*word), [b2] "m"(bucket2));
+    }
+    return any_hit_broadcast(x1, x2, value);
+  }
   /// The 8 bytes at `at` (little-endian: x86) in every 64-bit element, by one instruction.
   CUCKOO_AVX2_FN static __m256i broadcast_word_at(const std::byte* at) noexcept {
     typedef std::uint64_t UnalignedWord __attribute__((aligned(1), may_alias));
@@ -423,6 +481,13 @@ class AtomicPackedTable {
     return out;
   }
 #endif
+#endif
+#if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
+  /// Whether contains_pair_between reads by any_hit_avx2_between.
+  static constexpr bool kReadsBetweenByAssembly =
+      kWholeWordBuckets && kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2);
+#else
+  static constexpr bool kReadsBetweenByAssembly = false;
 #endif
   static constexpr std::uint64_t kOnes = [] {
     std::uint64_t ones = 0;

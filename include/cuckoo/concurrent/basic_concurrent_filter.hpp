@@ -413,13 +413,15 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// read_validated for the lookup, written out as one straight try with the retries out of
   /// line: with the read as a lambda, GCC kept the probe on the stack (its address escaped to the
   /// locked fallback), and with the retry loop inline it hoisted the loop's state into spills.
+  /// The table reads the activity word around the buckets itself (a QuietRead's loads), so that
+  /// where it reads them by assembly no fence makes the caller's loop reload the filter.
   CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-    concurrent::StripedVersions::QuietRead read(stripes_);
-    read.begin();
-    const bool hit = table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-    if (read.valid()) [[likely]]
+    std::uint64_t before, after;
+    const bool hit = table_.contains_pair_between(stripes_.activity_word(), p.bucket, p.alt,
+                                                  p.fingerprint, before, after);
+    if (concurrent::StripedVersions::quiet(before, after)) [[likely]]
       return hit;
     return contains_retry(p.bucket, p.alt, p.fingerprint);
   }

@@ -99,6 +99,11 @@ inline void cpu_relax() noexcept {
   do {                             \
   } while (false)
 #endif
+#ifdef CUCKOO_TEST_RACE_WINDOW
+inline constexpr bool kWidenedRaceWindows = true;
+#else
+inline constexpr bool kWidenedRaceWindows = false;
+#endif
 
 class StripedVersions {
  public:
@@ -173,6 +178,14 @@ class StripedVersions {
     std::uint64_t* word_;
     std::uint64_t seen_ = 0;
   };
+
+  /// The same read for a table that loads the word itself, around its bucket reads
+  /// (AtomicPackedTable::contains_pair_between): the word's address, and QuietRead's test of the
+  /// values it read before and after the buckets.
+  const std::uint64_t* activity_word() const noexcept { return &activity_.word; }
+  static constexpr bool quiet(std::uint64_t before, std::uint64_t after) noexcept {
+    return after == (before & ~kWritersInside);
+  }
 
   // ---- Writers --------------------------------------------------------------------------------
 
