@@ -258,8 +258,6 @@ TEST(ConcurrentLinearizability, ThreeThreadsWideEntriesAcrossWords) {
   EXPECT_EQ(run_histories(setup, histories_to_run(), 13, failure), 0u) << failure;
 }
 
-}  // namespace
-
 TEST(ConcurrentLinearizability, FourThreadsWholeWordBuckets) {
   // f = 8, b = 4: 32-bit buckets, which a lookup reads with one load each, between its two loads
   // of the activity word; where the CPU has AVX2, all four in one assembly statement
@@ -268,3 +266,5 @@ TEST(ConcurrentLinearizability, FourThreadsWholeWordBuckets) {
   const HistoryShape setup{4, 4, cuckoo::Layout{4, 8, 4, false}, 24};
   EXPECT_EQ(run_histories(setup, histories_to_run(), 14, failure), 0u) << failure;
 }
+
+}  // namespace

@@ -407,6 +407,11 @@ class AtomicPackedTable {
 #else
   static constexpr bool kBuildHasAvx2 = false;
 #endif
+  /// Whether two whole-word buckets are compared by AVX2: its four 64-bit elements hold at most
+  /// four lanes each, and the ISA level (or the build) must have it.
+  static constexpr bool kAvx2PairCompare = kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2);
+  /// A bucket's 8 bytes, which may start at any byte and may alias the table's bytes.
+  typedef std::uint64_t UnalignedWord __attribute__((aligned(1), may_alias));
   /// Whether either of two whole-word buckets holds `value`, by PackedTable's AVX2 compare.
   CUCKOO_AVX2_FN static bool any_hit_avx2(std::uint64_t w1, std::uint64_t w2,
                                           std::uint32_t value) noexcept {
@@ -443,7 +448,6 @@ class AtomicPackedTable {
                                                   const std::byte* at2, std::uint32_t value,
                                                   std::uint64_t& before,
                                                   std::uint64_t& after) noexcept {
-    typedef std::uint64_t UnalignedWord __attribute__((aligned(1), may_alias));
     const auto& bucket1 = *reinterpret_cast<const UnalignedWord*>(at1);
     const auto& bucket2 = *reinterpret_cast<const UnalignedWord*>(at2);
     __m256i x1, x2;
@@ -473,7 +477,6 @@ class AtomicPackedTable {
   }
   /// The 8 bytes at `at` (little-endian: x86) in every 64-bit element, by one instruction.
   CUCKOO_AVX2_FN static __m256i broadcast_word_at(const std::byte* at) noexcept {
-    typedef std::uint64_t UnalignedWord __attribute__((aligned(1), may_alias));
     __m256i out;
     asm volatile("vpbroadcastq {%1, %0|%0, %1}"
                  : "=x"(out)
@@ -484,8 +487,7 @@ class AtomicPackedTable {
 #endif
 #if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
   /// Whether contains_pair_between reads by any_hit_avx2_between.
-  static constexpr bool kReadsBetweenByAssembly =
-      kWholeWordBuckets && kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2);
+  static constexpr bool kReadsBetweenByAssembly = kWholeWordBuckets && kAvx2PairCompare;
 #else
   static constexpr bool kReadsBetweenByAssembly = false;
 #endif
@@ -510,7 +512,7 @@ class AtomicPackedTable {
     const std::byte* const at1 = whole_bucket_at(base, b1);
     const std::byte* const at2 = whole_bucket_at(base, b2);
 #if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
-    if constexpr (kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2)) {
+    if constexpr (kAvx2PairCompare) {
       return any_hit_avx2_at(at1, at2, value);
     }
 #endif
@@ -518,7 +520,7 @@ class AtomicPackedTable {
     CUCKOO_WIDEN_RACE_WINDOW();
     const std::uint64_t w2 = load_unaligned_word(at2);
 #if CUCKOO_HAS_X86_VECTOR_PATHS
-    if constexpr (kSlots <= 4 && (kIsa >= Isa::kAvx2 || kBuildHasAvx2)) {
+    if constexpr (kAvx2PairCompare) {
       return any_hit_avx2(w1, w2, value);
     }
 #endif

@@ -163,15 +163,11 @@ class StripedVersions {
    public:
     explicit QuietRead(const StripedVersions& versions) noexcept
         : word_(&versions.activity_.word) {}
-    /// Keeps the word with its writers-inside bits cleared: if any were set, the word was above
-    /// the kept value then and only grows, so valid()'s one comparison fails (short of 2^40
-    /// writes during the lookup). One compare-and-branch instead of a test of each.
     CUCKOO_CONCURRENT_HOT void begin() noexcept {
-      seen_ =
-          std::atomic_ref<std::uint64_t>(*word_).load(std::memory_order_acquire) & ~kWritersInside;
+      seen_ = std::atomic_ref<std::uint64_t>(*word_).load(std::memory_order_acquire);
     }
     CUCKOO_CONCURRENT_HOT bool valid() const noexcept {
-      return std::atomic_ref<std::uint64_t>(*word_).load(std::memory_order_relaxed) == seen_;
+      return quiet(seen_, std::atomic_ref<std::uint64_t>(*word_).load(std::memory_order_relaxed));
     }
 
    private:
@@ -183,6 +179,9 @@ class StripedVersions {
   /// (AtomicPackedTable::contains_pair_between): the word's address, and QuietRead's test of the
   /// values it read before and after the buckets.
   const std::uint64_t* activity_word() const noexcept { return &activity_.word; }
+  /// Compares `after` with `before` with its writers-inside bits cleared: if any were set, the
+  /// word was above the cleared value then and only grows, so the one comparison fails (short of
+  /// 2^40 writes during the lookup). One compare-and-branch instead of a test of each.
   static constexpr bool quiet(std::uint64_t before, std::uint64_t after) noexcept {
     return after == (before & ~kWritersInside);
   }
