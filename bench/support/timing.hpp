@@ -30,6 +30,23 @@ inline double best_of(int reps, const std::function<void()>& fn) {
   return best;
 }
 
+/// Best of `reps` timings of each body, in seconds, the bodies taken in turn (all of them once,
+/// then all again, ...), so that every body meets the machine's slow and fast phases alike and
+/// their ratios compare runs made minutes apart at most one round apart, not one side's runs
+/// against the other's made later.
+inline std::vector<double> best_of_each(int reps,
+                                        const std::vector<std::function<void()>>& bodies) {
+  std::vector<double> best(bodies.size(), 1e300);
+  for (int r = 0; r < reps; ++r) {
+    for (std::size_t b = 0; b < bodies.size(); ++b) {
+      const auto t0 = Clock::now();
+      bodies[b]();
+      best[b] = std::min(best[b], seconds_since(t0));
+    }
+  }
+  return best;
+}
+
 /// n keys from SplitMix64(seed): distinct with overwhelming probability, the same on every run.
 inline std::vector<std::uint64_t> keys_from(std::uint64_t seed, std::size_t n) {
   cuckoo::detail::SplitMix64 rng(seed);
