@@ -1,7 +1,9 @@
 // libFuzzer target for the filter and approximate-map loaders: any input must load or be refused
 // with cuckoo::format_error; nothing else (a crash, an out-of-bounds read, another exception, a
-// huge allocation) is acceptable. Each input is tried as it is, and again with its trailing
-// checksum made valid, so that the fuzzer also explores the checks behind the checksum.
+// huge allocation) is acceptable. What loads must then work: inserts it accepts are found, before
+// and after erases of other keys, and it saves and loads again. Each input is tried as it is,
+// and again with its trailing checksum made valid, so that the fuzzer also explores the checks
+// behind the checksum.
 //
 //   make fuzz      (clang, bounded run over tests/fuzz/corpus)
 //
@@ -11,6 +13,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <span>
 #include <sstream>
@@ -18,22 +22,30 @@
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
+#include "support/loaded_use.hpp"
 
 namespace {
 
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "fuzz_load: %s\n", what.c_str());
+  std::abort();
+}
+
 void try_load(std::span<const std::byte> bytes) {
   try {
-    const cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
+    cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
     // A loaded filter must answer without touching memory outside its table.
     for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
     (void)filter.serialize();
+    if (const std::string lost = cuckoo::test::lost_after_use(filter); !lost.empty()) fail(lost);
   } catch (const cuckoo::format_error&) {
   }
   try {
-    const auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
+    auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
     // A loaded map must answer without touching memory outside its table and values.
     for (std::uint64_t key = 0; key < 64; ++key) (void)map.find(key);
     (void)map.serialize();
+    if (const std::string lost = cuckoo::test::lost_after_use(map); !lost.empty()) fail(lost);
   } catch (const cuckoo::format_error&) {
   }
 }

@@ -1,12 +1,13 @@
 // Replays the loader fuzzer's seed corpus and every failing input it ever found
 // (tests/fuzz/corpus, tests/fuzz/regressions): each must load or be refused with format_error, as
-// a filter and as an approximate map.
+// a filter and as an approximate map, and what loads must keep every key it then accepts.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
 #include "cuckoo/cuckoo.hpp"
 #include "support/io_test_support.hpp"
+#include "support/loaded_use.hpp"
 
 namespace {
 
@@ -21,8 +22,9 @@ TEST(FuzzRegressions, EveryKeptInputLoadsOrIsRefused) {
       ++files;
       const auto bytes = cuckoo::test::read_file(entry.path());
       try {
-        const cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
+        cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
         for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
+        EXPECT_EQ(cuckoo::test::lost_after_use(filter), "");
       } catch (const cuckoo::format_error&) {
       }
       try {
@@ -30,8 +32,9 @@ TEST(FuzzRegressions, EveryKeptInputLoadsOrIsRefused) {
       } catch (const cuckoo::format_error&) {
       }
       try {
-        const auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
+        auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
         for (std::uint64_t key = 0; key < 64; ++key) (void)map.find(key);
+        EXPECT_EQ(cuckoo::test::lost_after_use(map), "");
       } catch (const cuckoo::format_error&) {
       }
     }
