@@ -344,5 +344,41 @@ inline void check_checksum(std::uint64_t stored, std::uint64_t computed) {
   if (stored != computed) detail::refuse("checksum mismatch: the file is damaged");
 }
 
+/// The items a loaded filter or map holds, counted from its table: the slots that are not empty
+/// (every table kind keeps 0 in an empty slot) plus stashed entries; tables that count their own
+/// items (blocked) say so themselves. One pass over the table.
+template <class Core>
+std::uint64_t counted_items(const Core& core) {
+  if constexpr (requires { core.counted_size(); }) {
+    return core.counted_size();
+  } else {
+    const auto& table = core.table();
+    const std::uint64_t buckets = core.bucket_count();
+    std::uint64_t empty = 0;
+    for (std::uint64_t bucket = 0; bucket < buckets; ++bucket) empty += table.count(bucket, 0);
+    std::uint64_t items = buckets * Core::kBucketSize - empty;
+    if constexpr (requires { core.stash_size(); }) items += core.stash_size();
+    return items;
+  }
+}
+
+/// Refuses a loaded core whose header's item count (already set as its size) is not what its table
+/// holds. Trusted, a wrong count makes size(), load_factor() and the capacity limit wrong, and a
+/// filter that went on taking inserts could come to save a count its own loader refuses (found by
+/// the fuzz target's use of what it loads). Run after the table's encoding is known to be valid.
+/// A grown filter may hold more entries than items (an entry with no bits left is copied into both
+/// children of each doubling), so there the count must not exceed the entries.
+template <class Core>
+void check_item_count(const Core& core) {
+  const std::uint64_t counted = counted_items(core);
+  const bool copies_allowed = requires {
+    core.doublings();
+  };
+  if (copies_allowed ? core.size() > counted : core.size() != counted) {
+    detail::refuse("item count " + std::to_string(core.size()) + " but the table holds " +
+                   std::to_string(counted));
+  }
+}
+
 }  // namespace io
 }  // namespace cuckoo

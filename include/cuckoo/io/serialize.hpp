@@ -190,8 +190,11 @@ void write_filter(const Filter& filter, Sink&& sink) {
 }
 
 /// Refuses a table whose bytes its type cannot decode safely (for tables with an encoding
-/// invariant, which then provide `bool valid_encoding() const`); plain packed tables have none.
-inline void check_table_encoding(const Filter& filter) {
+/// invariant, which then provide `bool valid_encoding() const`; plain packed tables have none),
+/// and, unless the caller skips the checksum (a mapping that must not read the whole file), a
+/// header whose item count is not what the table holds (check_item_count).
+inline void check_table_encoding(const Filter& filter,
+                                 ChecksumCheck check = ChecksumCheck::kVerify) {
   const bool valid = filter.visit([](const auto& f) {
     if constexpr (requires { f.table().valid_encoding(); }) {
       return static_cast<bool>(f.table().valid_encoding());
@@ -200,15 +203,8 @@ inline void check_table_encoding(const Filter& filter) {
     }
   });
   if (!valid) io::detail::refuse("table contents are not a valid encoding");
-  // Tables that can count their items (blocked): the header's item count must be that count.
-  filter.visit([](const auto& f) {
-    if constexpr (requires { f.counted_size(); }) {
-      if (f.counted_size() != f.size()) {
-        io::detail::refuse("item count " + std::to_string(f.size()) + " but the table holds " +
-                           std::to_string(f.counted_size()));
-      }
-    }
-  });
+  if (check == ChecksumCheck::kSkip) return;
+  filter.visit([](const auto& f) { check_item_count(f); });
 }
 
 /// Reads a whole filter through `read(std::span<std::byte>) -> bytes read` (short only at the
@@ -395,7 +391,7 @@ class MappedFilter {
       io::detail::restore_stash(*filter_, header,
                                 bytes.subspan(io::kHeaderBytes + table_bytes,
                                               static_cast<std::size_t>(header.stash_bytes())));
-      io::detail::check_table_encoding(*filter_);
+      io::detail::check_table_encoding(*filter_, check);
       file_.advise_random();
     } catch (const format_error& e) {
       io::detail::rethrow_naming(path, e);

@@ -359,6 +359,7 @@ ApproximateMap<V> read_map(Read&& read, std::int64_t total_bytes) {
   }
   check_checksum(load_u64(trailer.data()), checksum.digest());
   map->visit([&](auto& m) { m.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
+  map->visit([](const auto& m) { check_item_count(m); });
   return std::move(*map);
 }
 
@@ -381,6 +382,8 @@ class MappedApproximateMap {
                                            static_cast<std::size_t>(header.values_bytes())});
       map_->visit(
           [&](auto& m) { m.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
+      if (check == ChecksumCheck::kVerify)
+        map_->visit([](const auto& m) { io::check_item_count(m); });
       file_.advise_random();
     } catch (const format_error& e) {
       io::detail::rethrow_naming(path, e);
