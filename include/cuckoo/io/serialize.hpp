@@ -193,7 +193,7 @@ void write_filter(const Filter& filter, Sink&& sink) {
 /// invariant, which then provide `bool valid_encoding() const`; plain packed tables have none),
 /// and, unless the caller skips the checksum (a mapping that must not read the whole file), a
 /// header whose item count is not what the table holds (check_item_count).
-inline void check_table_encoding(const Filter& filter,
+inline void check_table_contents(const Filter& filter,
                                  ChecksumCheck check = ChecksumCheck::kVerify) {
   const bool valid = filter.visit([](const auto& f) {
     if constexpr (requires { f.table().valid_encoding(); }) {
@@ -264,7 +264,7 @@ Filter read_filter(Read&& read, std::int64_t total_bytes) {
   filter->visit(
       [&](auto& f) { f.set_size_unchecked(static_cast<std::size_t>(header.item_count)); });
   restore_stash(*filter, header, stash);
-  check_table_encoding(*filter);
+  check_table_contents(*filter);
   return std::move(*filter);
 }
 
@@ -391,7 +391,7 @@ class MappedFilter {
       io::detail::restore_stash(*filter_, header,
                                 bytes.subspan(io::kHeaderBytes + table_bytes,
                                               static_cast<std::size_t>(header.stash_bytes())));
-      io::detail::check_table_encoding(*filter_, check);
+      io::detail::check_table_contents(*filter_, check);
       file_.advise_random();
     } catch (const format_error& e) {
       io::detail::rethrow_naming(path, e);
