@@ -215,7 +215,7 @@ class PackedTable {
   unsigned match_mask(std::uint64_t bucket, std::uint32_t value) const noexcept {
     unsigned mask = 0;
     if (group() == kSlots) {
-      const std::uint64_t zero_lanes = exact_zero_lanes(bucket_word(bucket) ^ (value * ones_));
+      const std::uint64_t zero_lanes = exact_match_tops(bucket, value);
       for (unsigned j = 0; j < kSlots; ++j) {
         const unsigned top = j * fingerprint_bits() + fingerprint_bits() - 1;
         mask |= static_cast<unsigned>(zero_lanes >> top & 1) << j;
@@ -273,14 +273,12 @@ class PackedTable {
     return false;
   }
 
-  /// How many entries of `bucket` equal `value`. One load and the exact zero-lane test where the
-  /// bucket fits one load: the loader counts a file's items with count(bucket, 0) over every
-  /// bucket, which took 112 of a 183 MiB filter's 165 ms load slot by slot.
+  /// How many entries of `bucket` equal `value`. One load where the bucket fits one: the loader
+  /// counts a file's items with count(bucket, 0) over every bucket, and slot by slot that was most
+  /// of a large filter's load (README, "Saving filters").
   unsigned count(std::uint64_t bucket, std::uint32_t value) const noexcept {
-    if (group() == kSlots) {
-      return static_cast<unsigned>(
-          std::popcount(exact_zero_lanes(bucket_word(bucket) ^ (value * ones_))));
-    }
+    if (group() == kSlots)
+      return static_cast<unsigned>(std::popcount(exact_match_tops(bucket, value)));
     unsigned n = 0;
     for (unsigned slot = 0; slot < kSlots; ++slot) n += read(bucket, slot) == value;
     return n;
@@ -638,10 +636,11 @@ class PackedTable {
     return true;
   }
 
-  /// The top bit of every lane of the bucket word `x` that is zero, and no other bit: each lane's
-  /// low bits plus all-ones-but-the-top cannot carry out of the lane, so no lane sees another's
-  /// borrow (unlike the cheaper test of group_has).
-  std::uint64_t exact_zero_lanes(std::uint64_t x) const noexcept {
+  /// For a bucket that fits one load: the top bit of every lane holding `value`, and no other
+  /// bit. Each lane's low bits plus all-ones-but-the-top cannot carry out of the lane, so no lane
+  /// sees another's borrow (unlike the cheaper test of group_has).
+  std::uint64_t exact_match_tops(std::uint64_t bucket, std::uint32_t value) const noexcept {
+    const std::uint64_t x = bucket_word(bucket) ^ (value * ones_);
     const std::uint64_t low = group_mask_ & ~highs_;
     return ~(((x & low) + low) | x) & highs_;
   }
