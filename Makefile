@@ -45,18 +45,24 @@ deps:
 	  fi; \
 	fi
 
+# The test builds keep line tables only (-g1): backtraces and sanitizer reports still name
+# functions, files and lines, and the plain build compiles about 28% faster than with full -g
+# (README, "Tests"). Pass CMAKE_FLAGS=-DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g -DNDEBUG" to a
+# fresh build directory for a debugger's view of variables.
+TEST_DEBUG_INFO := -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DCMAKE_CXX_FLAGS_DEBUG="-g1"
+
 $(BUILD)/debug/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/debug -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_WERROR=ON \
-	  -DCUCKOO_REQUIRE_PYTHON=ON $(CMAKE_FLAGS)
+	  -DCUCKOO_REQUIRE_PYTHON=ON $(TEST_DEBUG_INFO) $(CMAKE_FLAGS)
 
 $(BUILD)/sanitize/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/sanitize -DCMAKE_BUILD_TYPE=Debug -DCUCKOO_WERROR=ON \
-	  -DCUCKOO_SANITIZE=ON -DCUCKOO_BUILD_BENCH=OFF $(CMAKE_FLAGS)
+	  -DCUCKOO_SANITIZE=ON -DCUCKOO_BUILD_BENCH=OFF $(TEST_DEBUG_INFO) $(CMAKE_FLAGS)
 
 $(BUILD)/tsan/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_WERROR=ON \
 	  -DCUCKOO_SANITIZE_THREAD=ON -DCUCKOO_BUILD_BENCH=OFF -DCUCKOO_BUILD_TOOLS=OFF \
-	  $(CMAKE_FLAGS)
+	  $(TEST_DEBUG_INFO) $(CMAKE_FLAGS)
 
 $(BUILD)/release/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release -DCUCKOO_NATIVE=ON \
