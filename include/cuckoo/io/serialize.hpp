@@ -17,7 +17,16 @@
 // Included by cuckoo/cuckoo.hpp; nothing else needs to be included. It brings in
 // cuckoo/io/file_lock.hpp too (at the end): the writer lock and update_file, for files that more
 // than one writer changes.
-#pragma once
+//
+// Included on its own, it works too: cuckoo.hpp comes first, and includes this file back at the
+// point where its declarations are needed, before the concurrent filter and the map, which use
+// them. That is why this header has an include guard after that line instead of #pragma once:
+// #pragma once would let the inner include be skipped, and the map would then be parsed before
+// the functions it calls.
+#include "cuckoo/cuckoo.hpp"
+
+#ifndef CUCKOO_IO_SERIALIZE_HPP
+#define CUCKOO_IO_SERIALIZE_HPP
 
 #include <algorithm>
 #include <array>
@@ -35,7 +44,6 @@
 #include <utility>
 #include <vector>
 
-#include "cuckoo/cuckoo.hpp"
 #include "cuckoo/io/format.hpp"
 #include "cuckoo/io/posix_file.hpp"
 
@@ -463,3 +471,5 @@ inline Filter Filter::deserialize(std::istream& in) {
 
 // Many writers of one file: io::WriterLock and update_file (they use the members defined above).
 #include "cuckoo/io/file_lock.hpp"  // IWYU pragma: export
+
+#endif  // CUCKOO_IO_SERIALIZE_HPP
