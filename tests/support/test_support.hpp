@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -19,6 +20,25 @@ inline std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed)
   std::vector<std::uint64_t> keys(n);
   for (auto& k : keys) k = rng();
   return keys;
+}
+
+/// A copy of what `x.bytes()` returns (a table's, or a blocked filter's, bytes), to compare two
+/// states byte for byte.
+template <class HasBytes>
+std::vector<std::byte> bytes_of(const HasBytes& x) {
+  const auto bytes = x.bytes();
+  return {bytes.begin(), bytes.end()};
+}
+
+/// A copy of a filter's table: of a BasicFilter or growable filter through `table()`, or of the
+/// table a cuckoo::Filter holds, through its `visit`.
+template <class AnyFilter>
+std::vector<std::byte> table_bytes(const AnyFilter& filter) {
+  if constexpr (requires { filter.table(); }) {
+    return bytes_of(filter.table());
+  } else {
+    return filter.visit([](const auto& held) { return bytes_of(held.table()); });
+  }
 }
 
 /// The exact set the filter is meant to approximate: key → copies held.

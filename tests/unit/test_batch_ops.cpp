@@ -13,14 +13,9 @@
 
 namespace {
 
-using cuckoo::test::random_keys;
+using cuckoo::test::table_bytes;
 
-std::vector<std::byte> table_bytes(const cuckoo::Filter& filter) {
-  return filter.visit([](const auto& f) {
-    auto bytes = f.table().bytes();
-    return std::vector<std::byte>(bytes.begin(), bytes.end());
-  });
-}
+using cuckoo::test::random_keys;
 
 struct Shape {
   unsigned b, f;

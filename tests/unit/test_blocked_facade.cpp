@@ -144,7 +144,7 @@ std::vector<std::byte> small_blocked_file(cuckoo::Filter* out = nullptr) {
   return filter.serialize();
 }
 
-void expect_refused(std::vector<std::byte> file, const std::string& reason) {
+void expect_blocked_file_refused(std::vector<std::byte> file, const std::string& reason) {
   fix_checksum(file);
   const std::string what = refusal(file);
   EXPECT_NE(what.find(reason), std::string::npos) << "got: '" << what << "'";
@@ -158,49 +158,49 @@ TEST(BlockedFacade, DamagedBlocksAndHeadersAreRefused) {
   {
     auto file = good;  // a header claiming another block shape
     set_u32(file, kOffBucketSize, 44);
-    expect_refused(file, "slots per block");
+    expect_blocked_file_refused(file, "slots per block");
   }
   {
     auto file = good;
     set_u32(file, kOffBits, 12);
-    expect_refused(file, "12-bit remainders");
+    expect_blocked_file_refused(file, "12-bit remainders");
   }
   {
     auto file = good;  // blocked and semi-sorted at once
     set_u32(file, kOffFlags, cuckoo::io::kFlagBlocked | cuckoo::io::kFlagSemiSorted);
-    expect_refused(file, "cannot be semi-sorted");
+    expect_blocked_file_refused(file, "cannot be semi-sorted");
   }
   {
     auto file = good;  // one item fewer than the blocks hold
     set_u64(file, kOffItemCount, load_u64(good.data() + kOffItemCount) - 1);
-    expect_refused(file, "but the table holds");
+    expect_blocked_file_refused(file, "but the table holds");
   }
   {
     auto file = good;                     // a header bit set past the hundredth list end of block 0
     file[table + 17] |= std::byte{0x40};  // header bit 142
-    expect_refused(file, "not a valid encoding");
+    expect_blocked_file_refused(file, "not a valid encoding");
   }
   {
     auto file = good;  // all 143 header bits set: no list ends at all
     for (std::size_t i = 0; i < 17; ++i) file[table + i] = std::byte{0xFF};
     file[table + 17] |= std::byte{0x7F};
-    expect_refused(file, "not a valid encoding");
+    expect_blocked_file_refused(file, "not a valid encoding");
   }
   {
     auto file = good;  // c1 of block 0 off by one
     file[table + 19] = static_cast<std::byte>(std::to_integer<unsigned>(file[table + 19]) ^ 1);
-    expect_refused(file, "not a valid encoding");
+    expect_blocked_file_refused(file, "not a valid encoding");
   }
   {
     auto file = good;                     // a threshold between the last unit and "none"
     file[table + 17] |= std::byte{0x80};  // threshold field bit 0
     file[table + 18] = std::byte{0x01};   // field = 3: t = 508, no unit that high
-    expect_refused(file, "not a valid encoding");
+    expect_blocked_file_refused(file, "not a valid encoding");
   }
   {
     auto file = good;  // a stray byte in an unused slot of the last block
     file[table + file.size() - 8 - table - 1] = std::byte{0x5A};
-    expect_refused(file, "not a valid encoding");
+    expect_blocked_file_refused(file, "not a valid encoding");
   }
 }
 

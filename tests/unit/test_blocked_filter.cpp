@@ -30,17 +30,12 @@ template <Isa L>
 using Blocked = cuckoo::BasicBlockedFilter<L>;
 
 constexpr unsigned kSlotsPerBlock = 43;
-constexpr unsigned kValueCount = 25600;  // 100 lists × 256 remainders
+constexpr unsigned kRemainderValueCount = 25600;  // 100 lists × 256 remainders
 /// Copies of one key a filter holds: both its blocks full of it.
 constexpr std::size_t kCopies = 2 * kSlotsPerBlock;
 
+using cuckoo::test::bytes_of;
 using cuckoo::test::for_each_runnable_level;
-
-template <class Filter>
-std::vector<std::byte> bytes_of(const Filter& filter) {
-  const auto bytes = filter.bytes();
-  return {bytes.begin(), bytes.end()};
-}
 
 std::string label(Isa level, std::size_t capacity, std::uint64_t seed) {
   return std::string(cuckoo::isa_name(level)) + " capacity=" + std::to_string(capacity) +
@@ -526,10 +521,12 @@ ExactRates exact_rates(const Filter& filter) {
   const std::uint64_t m = filter.block_count();
   const cuckoo::Addressing addressing(m, 1);  // the filter's alt(b, v) (blocked_filter.hpp)
   const auto block = [&](std::uint64_t b) { return filter.bytes().data() + 64 * b; };
-  std::vector<double> value_weight(kValueCount), weight_from(kValueCount + 1, 0.0);
-  for (unsigned v = 0; v < kValueCount; ++v)
-    value_weight[v] = static_cast<double>(bin_weight(v, kValueCount));
-  for (unsigned v = kValueCount; v-- > 0;) weight_from[v] = weight_from[v + 1] + value_weight[v];
+  std::vector<double> value_weight(kRemainderValueCount),
+      weight_from(kRemainderValueCount + 1, 0.0);
+  for (unsigned v = 0; v < kRemainderValueCount; ++v)
+    value_weight[v] = static_cast<double>(bin_weight(v, kRemainderValueCount));
+  for (unsigned v = kRemainderValueCount; v-- > 0;)
+    weight_from[v] = weight_from[v + 1] + value_weight[v];
   std::vector<std::vector<unsigned>> values(m);
   std::vector<unsigned> threshold(m);
   for (std::uint64_t b = 0; b < m; ++b) {

@@ -11,8 +11,11 @@
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/table/packed_table.hpp"
 #include "support/packed_shapes.hpp"
+#include "support/test_support.hpp"
 
 namespace {
+
+using cuckoo::test::bytes_of;
 
 template <class Table>
 bool reference_erase(Table& table, std::uint64_t b1, std::uint64_t b2, std::uint32_t value) {
@@ -25,12 +28,6 @@ bool reference_erase(Table& table, std::uint64_t b1, std::uint64_t b2, std::uint
     }
   }
   return false;
-}
-
-template <class Table>
-std::vector<std::byte> bytes_of(const Table& table) {
-  const auto bytes = table.bytes();
-  return {bytes.begin(), bytes.end()};
 }
 
 template <class Table>

@@ -10,12 +10,7 @@
 
 namespace {
 
-std::vector<std::byte> table_bytes(const cuckoo::Filter& filter) {
-  return filter.visit([](const auto& f) {
-    auto bytes = f.table().bytes();
-    return std::vector<std::byte>(bytes.begin(), bytes.end());
-  });
-}
+using cuckoo::test::table_bytes;
 
 void check_atomicity(unsigned b, unsigned f, unsigned max_kicks) {
   cuckoo::Filter filter{cuckoo::Config{

@@ -10,21 +10,12 @@
 
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/growable/growable_filter.hpp"
+#include "support/test_support.hpp"
 
 namespace {
 
-template <class Filter>
-std::vector<std::byte> bytes_of(const Filter& f) {
-  const auto b = f.table().bytes();
-  return {b.begin(), b.end()};
-}
-
-std::vector<std::uint64_t> random_keys(std::size_t n, std::uint64_t seed) {
-  cuckoo::detail::SplitMix64 rng(seed);
-  std::vector<std::uint64_t> keys(n);
-  for (auto& k : keys) k = rng();
-  return keys;
-}
+using cuckoo::test::random_keys;
+using cuckoo::test::table_bytes;
 
 template <unsigned kSlots>
 void check_same_as_single_calls(std::size_t capacity, std::size_t n, std::uint64_t seed) {
@@ -44,7 +35,7 @@ void check_same_as_single_calls(std::size_t capacity, std::size_t n, std::uint64
   ASSERT_GE(single.doublings(), 4u);
   EXPECT_EQ(batched.doublings(), single.doublings());
   EXPECT_EQ(batched.size(), single.size());
-  EXPECT_EQ(bytes_of(batched), bytes_of(single));
+  EXPECT_EQ(table_bytes(batched), table_bytes(single));
   for (const std::uint64_t k : keys) ASSERT_TRUE(batched.contains(k));
 
   // Erase every other key: the rest stay.
@@ -55,14 +46,14 @@ void check_same_as_single_calls(std::size_t capacity, std::size_t n, std::uint64
   EXPECT_EQ(removed, doomed.size());
   EXPECT_EQ(batched.erase(std::span<const std::uint64_t>(doomed)), removed);
   EXPECT_EQ(batched.size(), single.size());
-  EXPECT_EQ(bytes_of(batched), bytes_of(single));
+  EXPECT_EQ(table_bytes(batched), table_bytes(single));
   for (std::size_t i = 1; i < n; i += 2) ASSERT_TRUE(batched.contains(keys[i])) << i;
   // Keys never inserted: most are not found; a false match removes what the single call removes.
   const std::vector<std::uint64_t> strangers = random_keys(n / 10, seed + 1);
   removed = 0;
   for (const std::uint64_t k : strangers) removed += single.erase(k);
   EXPECT_EQ(batched.erase(std::span<const std::uint64_t>(strangers)), removed);
-  EXPECT_EQ(bytes_of(batched), bytes_of(single));
+  EXPECT_EQ(table_bytes(batched), table_bytes(single));
 }
 
 TEST(GrowableBatches, InsertAndEraseAreTheSingleKeyCallsInOrderB2) {
@@ -92,7 +83,7 @@ TEST(GrowableBatches, ABatchInsertStopsAtTheFirstRefusedKey) {
   ASSERT_LT(first_refused, keys.size());
   EXPECT_EQ(batched.insert(std::span<const std::uint64_t>(keys)), first_refused);
   EXPECT_EQ(batched.size(), first_refused);
-  EXPECT_EQ(bytes_of(batched), bytes_of(single));
+  EXPECT_EQ(table_bytes(batched), table_bytes(single));
   for (std::size_t i = 0; i < first_refused; ++i) ASSERT_TRUE(batched.contains(keys[i]));
 }
 

@@ -10,14 +10,11 @@
 #include <vector>
 
 #include "cuckoo/growable/growable_filter.hpp"
+#include "support/test_support.hpp"
 
 namespace {
 
-template <class Filter>
-std::vector<std::byte> bytes_of(const Filter& f) {
-  const auto b = f.table().bytes();
-  return {b.begin(), b.end()};
-}
+using cuckoo::test::table_bytes;
 
 TEST(GrowableLimits, AFailedDoublingLeavesTheFilterAsItWas) {
   cuckoo::BasicGrowableFilter<4> filter({.capacity = 500});
@@ -29,7 +26,7 @@ TEST(GrowableLimits, AFailedDoublingLeavesTheFilterAsItWas) {
   std::vector<std::uint64_t> held;
   unsigned refused = 0;
   for (; refused < 20; ++key) {
-    const auto before = bytes_of(filter);
+    const auto before = table_bytes(filter);
     const std::size_t size = filter.size();
     if (filter.insert(key)) {
       held.push_back(key);
@@ -37,7 +34,7 @@ TEST(GrowableLimits, AFailedDoublingLeavesTheFilterAsItWas) {
     }
     ++refused;
     EXPECT_EQ(filter.size(), size);
-    EXPECT_EQ(bytes_of(filter), before);
+    EXPECT_EQ(table_bytes(filter), before);
     EXPECT_EQ(filter.doublings(), 3u);
   }
   EXPECT_GT(filter.load_factor(), 0.9) << "it fills the table before it needs to double";
@@ -61,10 +58,10 @@ TEST(GrowableLimits, AtMostTwoBucketsOfCopiesOfOneKey) {
   for (unsigned b : {2u, 4u, 8u}) {
     auto run = [&](auto filter) {
       for (unsigned i = 0; i < 2 * b; ++i) ASSERT_TRUE(filter.insert(std::uint64_t{42})) << i;
-      const auto before = bytes_of(filter);
+      const auto before = table_bytes(filter);
       EXPECT_FALSE(filter.insert(std::uint64_t{42}));
       EXPECT_EQ(filter.doublings(), 0u) << "no doubling for copies it cannot split";
-      EXPECT_EQ(bytes_of(filter), before);
+      EXPECT_EQ(table_bytes(filter), before);
       EXPECT_EQ(filter.count(std::uint64_t{42}), 2 * b);
       EXPECT_TRUE(filter.erase(std::uint64_t{42}));
       EXPECT_EQ(filter.count(std::uint64_t{42}), 2 * b - 1);
@@ -85,14 +82,14 @@ TEST(GrowableLimits, RepeatedKeysNeverLeaveADoublingBehind) {
     unsigned refused = 0;
     for (unsigned i = 0; i < 200 && refused < 10; ++i) {
       const std::string key = "k" + std::to_string(i % keys);
-      const auto before = bytes_of(filter);
+      const auto before = table_bytes(filter);
       const unsigned doublings = filter.doublings();
       const std::size_t size = filter.size();
       if (filter.insert(key)) continue;
       ++refused;
       EXPECT_EQ(filter.doublings(), doublings) << "insert " << i;
       EXPECT_EQ(filter.size(), size);
-      EXPECT_EQ(bytes_of(filter), before) << "insert " << i;
+      EXPECT_EQ(table_bytes(filter), before) << "insert " << i;
     }
     EXPECT_EQ(refused, 10u) << "2b copies per key, then refusals";
     EXPECT_LE(filter.size(), keys * 2 * 4);
@@ -125,7 +122,7 @@ TEST(GrowableLimits, EqualConfigsAndOperationsGiveEqualFilters) {
     a.insert(k);
     b.insert(k);
   }
-  EXPECT_EQ(bytes_of(a), bytes_of(b));
+  EXPECT_EQ(table_bytes(a), table_bytes(b));
   EXPECT_EQ(a.doublings(), b.doublings());
 }
 

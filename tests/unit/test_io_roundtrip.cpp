@@ -43,16 +43,16 @@ class PipeLikeBuffer : public std::streambuf {
   std::string data_;
 };
 
-struct Shape {
+struct FileShape {
   unsigned bucket_size;
   unsigned bits;
   bool semi_sort = false;
 };
 
-class RoundTrip : public ::testing::TestWithParam<Shape> {};
+class RoundTrip : public ::testing::TestWithParam<FileShape> {};
 
 TEST_P(RoundTrip, EveryFormAnswersIdentically) {
-  const Shape shape = GetParam();
+  const FileShape shape = GetParam();
   cuckoo::Filter original{cuckoo::Config{.capacity = 20'000,
                                          .fingerprint_bits = shape.bits,
                                          .bucket_size = shape.bucket_size,
@@ -96,12 +96,14 @@ TEST_P(RoundTrip, EveryFormAnswersIdentically) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllBucketSizes, RoundTrip,
-                         ::testing::Values(Shape{2, 4}, Shape{2, 9}, Shape{2, 16}, Shape{2, 32},
-                                           Shape{4, 2}, Shape{4, 7}, Shape{4, 8}, Shape{4, 12},
-                                           Shape{4, 13}, Shape{4, 16}, Shape{4, 32}, Shape{8, 5},
-                                           Shape{8, 8}, Shape{8, 12}, Shape{8, 17}, Shape{8, 32},
-                                           Shape{4, 4, true}, Shape{4, 9, true}, Shape{4, 13, true},
-                                           Shape{4, 32, true}),
+                         ::testing::Values(FileShape{2, 4}, FileShape{2, 9}, FileShape{2, 16},
+                                           FileShape{2, 32}, FileShape{4, 2}, FileShape{4, 7},
+                                           FileShape{4, 8}, FileShape{4, 12}, FileShape{4, 13},
+                                           FileShape{4, 16}, FileShape{4, 32}, FileShape{8, 5},
+                                           FileShape{8, 8}, FileShape{8, 12}, FileShape{8, 17},
+                                           FileShape{8, 32}, FileShape{4, 4, true},
+                                           FileShape{4, 9, true}, FileShape{4, 13, true},
+                                           FileShape{4, 32, true}),
                          [](const auto& shape_info) {
                            return "b" + std::to_string(shape_info.param.bucket_size) + "_f" +
                                   std::to_string(shape_info.param.bits) +

@@ -9,6 +9,8 @@
 
 namespace {
 
+using cuckoo::test::table_bytes;
+
 std::vector<std::uint64_t> false_positives(std::uint64_t seed) {
   cuckoo::Filter filter{cuckoo::Config{.capacity = 10'000, .fingerprint_bits = 8, .seed = seed}};
   for (std::uint64_t key : cuckoo::test::random_keys(10'000, 1)) filter.insert(key);
@@ -19,12 +21,6 @@ std::vector<std::uint64_t> false_positives(std::uint64_t seed) {
   return hits;
 }
 
-std::vector<std::byte> bytes_of(const cuckoo::Filter& filter) {
-  return filter.visit([](const auto& f) {
-    return std::vector<std::byte>(f.table().bytes().begin(), f.table().bytes().end());
-  });
-}
-
 TEST(Seed, SameSeedSameTableAndSameAnswers) {
   const auto build = [](std::uint64_t seed) {
     cuckoo::Filter filter{cuckoo::Config{.capacity = 5000, .fingerprint_bits = 10, .seed = seed}};
@@ -32,7 +28,7 @@ TEST(Seed, SameSeedSameTableAndSameAnswers) {
     return filter;
   };
   const auto a = build(7), b = build(7);
-  EXPECT_EQ(bytes_of(a), bytes_of(b));
+  EXPECT_EQ(table_bytes(a), table_bytes(b));
   EXPECT_EQ(false_positives(11), false_positives(11));
 }
 

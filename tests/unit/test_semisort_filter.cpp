@@ -13,16 +13,11 @@
 
 namespace {
 
+using cuckoo::test::table_bytes;
+
 cuckoo::Config semi(cuckoo::Config cfg) {
   cfg.semi_sort = true;
   return cfg;
-}
-
-std::vector<std::byte> table_bytes(const cuckoo::Filter& filter) {
-  return filter.visit([](const auto& f) {
-    auto bytes = f.table().bytes();
-    return std::vector<std::byte>(bytes.begin(), bytes.end());
-  });
 }
 
 TEST(SemiSortFilter, TheFacadePicksASemiSortedTable) {
@@ -149,13 +144,13 @@ TEST(SemiSortFilter, MemoryIsOneBitPerEntryLessThanThePlainFilter) {
   }
 }
 
-struct Measured {
+struct SemiSortMeasured {
   double fpr;
   double load;
   double queries;
 };
 
-Measured measure(const cuckoo::Config& cfg, std::size_t queries) {
+SemiSortMeasured measure(const cuckoo::Config& cfg, std::size_t queries) {
   cuckoo::Filter filter{cfg};
   for (std::uint64_t key : cuckoo::test::random_keys(cfg.capacity, cfg.fingerprint_bits * 10)) {
     filter.insert(key);  // small f cannot reach full capacity; the load is measured below
@@ -175,7 +170,7 @@ double model_fpr(unsigned f, double load) {
 // The rate is the full f-bit fingerprint's: within 5 sigma of 1 − (1 − 1/(2^f − 1))^(8α), from
 // above always, and from below from f = 6 on (see test_fpr.cpp for why narrower widths fall short
 // of the model).
-void expect_model_fpr(const Measured& m, unsigned f, const std::string& what) {
+void expect_model_fpr(const SemiSortMeasured& m, unsigned f, const std::string& what) {
   const double model = model_fpr(f, m.load);
   EXPECT_LT(m.fpr, cuckoo::test::binomial_upper(model, m.queries))
       << what << " f=" << f << " load=" << m.load;
@@ -198,8 +193,8 @@ TEST(SemiSortFilter, AtEqualMemoryTheExtraBitHalvesTheFalsePositiveRate) {
   const cuckoo::Config plain{.capacity = 50'000, .fingerprint_bits = 12};
   const cuckoo::Config semi_sorted = semi({.capacity = 50'000, .fingerprint_bits = 13});
   EXPECT_EQ(cuckoo::Filter{plain}.memory_bytes(), cuckoo::Filter{semi_sorted}.memory_bytes());
-  const Measured p = measure(plain, 2'000'000);
-  const Measured s = measure(semi_sorted, 2'000'000);
+  const SemiSortMeasured p = measure(plain, 2'000'000);
+  const SemiSortMeasured s = measure(semi_sorted, 2'000'000);
   expect_model_fpr(p, 12, "plain");
   expect_model_fpr(s, 13, "semi-sorted");
   // The two models differ by (2^12 − 1)/(2^13 − 1) ≈ 1/2; the 5-sigma bands above do not overlap
@@ -226,7 +221,7 @@ TEST(SemiSortFilter, SizingFromATargetKeepsTheWidthAndSavesTheBit) {
   EXPECT_EQ(cuckoo::Filter{semi({.capacity = 100, .target_fpr = 0.9})}.fingerprint_bits(), 4u);
 }
 
-void expect_rejected(const cuckoo::Config& cfg, const std::string& field) {
+void expect_semi_sort_rejected(const cuckoo::Config& cfg, const std::string& field) {
   try {
     cuckoo::Filter filter{cfg};
     ADD_FAILURE() << "accepted a bad config; expected a complaint about " << field;
@@ -236,10 +231,10 @@ void expect_rejected(const cuckoo::Config& cfg, const std::string& field) {
 }
 
 TEST(SemiSortFilter, InvalidConfigsAreRejectedWithAMessageNamingTheField) {
-  expect_rejected(semi({.capacity = 100, .bucket_size = 2}), "bucket_size");
-  expect_rejected(semi({.capacity = 100, .bucket_size = 8}), "semi_sort");
+  expect_semi_sort_rejected(semi({.capacity = 100, .bucket_size = 2}), "bucket_size");
+  expect_semi_sort_rejected(semi({.capacity = 100, .bucket_size = 8}), "semi_sort");
   for (unsigned f : {2u, 3u, 33u}) {
-    expect_rejected(semi({.capacity = 100, .fingerprint_bits = f}), "fingerprint_bits");
+    expect_semi_sort_rejected(semi({.capacity = 100, .fingerprint_bits = f}), "fingerprint_bits");
   }
   // The plain filter keeps its 2..32.
   const cuckoo::Filter plain{cuckoo::Config{.capacity = 100, .fingerprint_bits = 2}};
