@@ -7,9 +7,7 @@ target_link_libraries(cuckoo_concurrent_tests PRIVATE cuckoo::cuckoo cuckoo_proj
   GTest::gtest_main Threads::Threads)
 target_include_directories(cuckoo_concurrent_tests PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 gtest_discover_tests(cuckoo_concurrent_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS concurrent)
-if(CUCKOO_UNITY_TESTS)  # one translation unit, as for the unit tests (tests/CMakeLists.txt)
-  set_target_properties(cuckoo_concurrent_tests PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
-endif()
+cuckoo_compile_in_batches(cuckoo_concurrent_tests)  # tests/CMakeLists.txt
 
 # The checked stress program (a plain main; `make stress-concurrent` runs it for >= 10^8 lookups).
 set(CUCKOO_STRESS_LOOKUPS 2000000 CACHE STRING "Lookups of each stress_checked run in ctest")
@@ -55,9 +53,6 @@ if(CUCKOO_HOST_RUNS_AVX2)
   target_include_directories(cuckoo_concurrent_tests_avx2 PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
   gtest_discover_tests(cuckoo_concurrent_tests_avx2 TEST_PREFIX "avx2." DISCOVERY_MODE PRE_TEST
     PROPERTIES LABELS concurrent)
-  if(CUCKOO_UNITY_TESTS)
-    set_target_properties(cuckoo_concurrent_tests_avx2 PROPERTIES UNITY_BUILD ON
-      UNITY_BUILD_BATCH_SIZE 8)
-  endif()
+  cuckoo_compile_in_batches(cuckoo_concurrent_tests_avx2)
   add_dependencies(cuckoo_concurrent_suite cuckoo_concurrent_tests_avx2)
 endif()

@@ -13,9 +13,8 @@
 
 namespace {
 
-using cuckoo::test::table_bytes;
-
 using cuckoo::test::random_keys;
+using cuckoo::test::table_bytes;
 
 struct Shape {
   unsigned b, f;

@@ -8,7 +8,6 @@
 #include <span>
 #include <vector>
 
-#include "cuckoo/detail/rng.hpp"
 #include "cuckoo/growable/growable_filter.hpp"
 #include "support/test_support.hpp"
 
