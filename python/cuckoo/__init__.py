@@ -27,6 +27,7 @@ from ._cuckoo import (
     DEFAULT_LOCK_WAIT,
     DEFAULT_MAX_KICKS,
     DEFAULT_SEED,
+    ApproximateMap,
     BlockedBloomFilter,
     BloomFilter,
     ConcurrentCuckooFilter,
@@ -46,6 +47,7 @@ __all__ = [
     "DEFAULT_LOCK_WAIT",
     "DEFAULT_MAX_KICKS",
     "DEFAULT_SEED",
+    "ApproximateMap",
     "BlockedBloomFilter",
     "BloomFilter",
     "ConcurrentCuckooFilter",
@@ -60,7 +62,8 @@ __all__ = [
 
 
 def _unpickle(cls: type, data: bytes):
-    """How pickles of CuckooFilter and ConcurrentCuckooFilter come back: their file bytes."""
+    """How pickles of CuckooFilter, ConcurrentCuckooFilter and ApproximateMap come back: their file
+    bytes."""
     return cls.from_bytes(data)
 
 

@@ -9,5 +9,7 @@ namespace cuckoo::python {
 void bind_filters(pybind11::module_& m);
 /// The paper's comparators behind the same set protocol (comparator_bindings.cpp).
 void bind_comparators(pybind11::module_& m);
+/// ApproximateMap, the paper's value association (map_bindings.cpp).
+void bind_maps(pybind11::module_& m);
 
 }  // namespace cuckoo::python

@@ -20,34 +20,13 @@
 #include "arguments.hpp"
 #include "bindings.hpp"
 #include "cuckoo/cuckoo.hpp"
+#include "file_bytes.hpp"
 #include "holders.hpp"
 #include "set_protocol.hpp"
 
 namespace cuckoo::python {
 
 namespace {
-
-Config make_config(long long capacity, double error_rate, unsigned bucket_size,
-                   std::optional<unsigned> fingerprint_bits, bool semi_sort, const py::object& seed,
-                   bool growable, unsigned max_kicks, bool blocked = false) {
-  Config cfg;
-  cfg.capacity = checked_capacity(capacity);
-  cfg.target_fpr = error_rate;
-  if (fingerprint_bits) {
-    if (*fingerprint_bits == 0) {
-      throw py::value_error(
-          "fingerprint_bits must be 2..32 (or None to derive it from error_rate)");
-    }
-    cfg.fingerprint_bits = *fingerprint_bits;
-  }
-  cfg.bucket_size = bucket_size;
-  cfg.semi_sort = semi_sort;
-  cfg.seed = checked_seed(seed);
-  cfg.growable = growable;
-  cfg.blocked = blocked;
-  cfg.max_kicks = max_kicks;
-  return cfg;
-}
 
 /// A false-positive rate bound of a full table: 1 − (1 − 2^−f)^(2b) for a fixed filter, the
 /// growable filter's bound at its current number of doublings (growable_filter.hpp).
@@ -63,8 +42,7 @@ double error_rate_bound(const Filter& filter) {
   }
   // A blocked filter's rate is its format's (sizing.hpp, blocked_layout::kFprBound).
   if (filter.blocked()) return blocked_layout::kFprBound;
-  const double match = std::ldexp(1.0, -static_cast<int>(filter.fingerprint_bits()));
-  return 1.0 - std::pow(1.0 - match, 2.0 * filter.bucket_size());
+  return table_error_rate(filter.fingerprint_bits(), filter.bucket_size(), 1.0);
 }
 
 /// The expected false-positive rate at the filter's current load.
@@ -73,19 +51,9 @@ double expected_error_rate(const Filter& filter) {
     if constexpr (requires { f.expected_fpr(); }) {
       return f.expected_fpr();
     } else {
-      const double match = std::ldexp(1.0, -static_cast<int>(f.fingerprint_bits()));
-      return 1.0 - std::pow(1.0 - match, 2.0 * f.bucket_size() * f.load_factor());
+      return table_error_rate(f.fingerprint_bits(), f.bucket_size(), f.load_factor());
     }
   });
-}
-
-std::span<const std::byte> bytes_of(const py::buffer_info& info) {
-  return {static_cast<const std::byte*>(info.ptr),
-          static_cast<std::size_t>(info.size * info.itemsize)};
-}
-
-py::bytes to_python_bytes(const std::vector<std::byte>& bytes) {
-  return py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size());
 }
 
 std::vector<std::byte> serialized(FilterHolder& holder) {
@@ -93,12 +61,9 @@ std::vector<std::byte> serialized(FilterHolder& holder) {
 }
 
 Filter deserialized(const py::buffer& data) {
-  const py::buffer_info info = data.request();
-  if (info.ndim != 1 || info.strides[0] != info.itemsize) {
-    throw py::value_error("from_bytes needs contiguous bytes");
-  }
+  const ContiguousBytes bytes(data);
   const py::gil_scoped_release unlocked;
-  return Filter::deserialize(bytes_of(info));
+  return Filter::deserialize(bytes.span());
 }
 
 /// A writable copy in memory (of a mapped filter too), copied with the lock held shared.
@@ -173,8 +138,8 @@ batch calls release the GIL while they work. ConcurrentCuckooFilter takes no loc
                const double rate =
                    error_rate.value_or(blocked ? blocked_layout::kFprBound : defaults::kTargetFpr);
                return std::make_unique<FilterHolder>(
-                   Filter(make_config(capacity, rate, bucket_size, fingerprint_bits, semi_sort,
-                                      seed, growable, max_kicks, blocked)));
+                   Filter(make_config(capacity, rate, bucket_size, fingerprint_bits, seed,
+                                      max_kicks, semi_sort, growable, blocked)));
              }),
              py::arg("capacity") = defaults::kCapacity, py::arg("error_rate") = py::none(),
              py::kw_only(), py::arg("bucket_size") = defaults::kBucketSize,
@@ -322,17 +287,17 @@ optimistic reads validated by striped version counters, retried when a writer to
 stripe. Writers lock the two stripes of the buckets they change. Batch calls release the GIL.
 Plain tables only: no semi_sort, no growable. Files, bytes and pickles are CuckooFilter's.
 )doc");
-  concurrent.def(
-      py::init([](long long capacity, double error_rate, unsigned bucket_size,
-                  std::optional<unsigned> fingerprint_bits, const py::object& seed,
-                  unsigned max_kicks) {
-        return ConcurrentHolder(ConcurrentFilter(make_config(
-            capacity, error_rate, bucket_size, fingerprint_bits, false, seed, false, max_kicks)));
-      }),
-      py::arg("capacity") = defaults::kCapacity, py::arg("error_rate") = defaults::kTargetFpr,
-      py::kw_only(), py::arg("bucket_size") = defaults::kBucketSize,
-      py::arg("fingerprint_bits") = py::none(), py::arg("seed") = py::none(),
-      py::arg("max_kicks") = defaults::kMaxKicks);
+  concurrent.def(py::init([](long long capacity, double error_rate, unsigned bucket_size,
+                             std::optional<unsigned> fingerprint_bits, const py::object& seed,
+                             unsigned max_kicks) {
+                   return ConcurrentHolder(ConcurrentFilter(make_config(
+                       capacity, error_rate, bucket_size, fingerprint_bits, seed, max_kicks)));
+                 }),
+                 py::arg("capacity") = defaults::kCapacity,
+                 py::arg("error_rate") = defaults::kTargetFpr, py::kw_only(),
+                 py::arg("bucket_size") = defaults::kBucketSize,
+                 py::arg("fingerprint_bits") = py::none(), py::arg("seed") = py::none(),
+                 py::arg("max_kicks") = defaults::kMaxKicks);
   bind_set_protocol(concurrent);
   concurrent.def("__repr__", [](ConcurrentHolder& holder) {
     const ConcurrentFilter& f = holder.filter();

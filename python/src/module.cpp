@@ -51,4 +51,5 @@ PYBIND11_MODULE(_cuckoo, m) {
 
   cuckoo::python::bind_filters(m);
   cuckoo::python::bind_comparators(m);
+  cuckoo::python::bind_maps(m);
 }
