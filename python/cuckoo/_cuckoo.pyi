@@ -226,6 +226,9 @@ class ApproximateMap:
         """Stores (keys[i], values[i]) in order; stops at the first pair that does not fit and
         returns how many were stored."""
     def contains_many(self, keys: Keys) -> npt.NDArray[np.bool_]: ...
+    def erase_many(self, keys: Keys, values: npt.ArrayLike | Iterable[int]) -> int:
+        """Erases the pairs (keys[i], values[i]) in order; returns how many were found."""
+    def count_many(self, keys: Keys) -> npt.NDArray[np.int64]: ...
     def find_many(self, keys: Keys) -> tuple[npt.NDArray[np.unsignedinteger], npt.NDArray[np.int64]]:
         """(values, offsets): key i's values are ``values[offsets[i]:offsets[i + 1]]``."""
     # ---- copies, files and bytes --------------------------------------------------------------

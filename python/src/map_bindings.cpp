@@ -348,6 +348,44 @@ std::size_t map_insert_batch(MapHolder& holder, py::handle keys, py::handle valu
   return inserted;
 }
 
+/// Erases (keys[i], values[i]) in order, with the GIL released; returns how many were found.
+std::size_t map_erase_batch(MapHolder& holder, py::handle keys, py::handle values) {
+  const KeyBatch batch(keys);
+  return holder.visit_writable([&](auto& m) {
+    using V = typename std::decay_t<decltype(m)>::value_type;
+    const std::vector<V> checked = checked_values<V>(values, batch.size());
+    return holder.lock().exclusive_without_gil([&] {
+      std::size_t erased = 0;
+      auto run = [&](auto span, std::size_t position) {
+        for (std::size_t i = 0; i < span.size(); ++i) {
+          erased += m.erase(span[i], checked[position + i]) ? 1 : 0;
+        }
+        return true;
+      };
+      batch.for_each_run(run, run);
+      return erased;
+    });
+  });
+}
+
+py::array_t<std::int64_t> map_count_batch(MapHolder& holder, py::handle keys) {
+  const KeyBatch batch(keys);
+  py::array_t<std::int64_t> counts(batch.shape());
+  std::int64_t* out = counts.mutable_data();
+  holder.lock().shared_without_gil([&] {
+    holder.visit([&](const auto& m) {
+      auto run = [&](auto span, std::size_t position) {
+        for (std::size_t i = 0; i < span.size(); ++i) {
+          out[position + i] = static_cast<std::int64_t>(m.count(span[i]));
+        }
+        return true;
+      };
+      batch.for_each_run(run, run);
+    });
+  });
+  return counts;
+}
+
 py::array_t<bool> map_contains_batch(MapHolder& holder, py::handle keys) {
   const KeyBatch batch(keys);
   py::array_t<bool> answers(batch.shape());
@@ -484,6 +522,11 @@ readers-writer lock per object; batch calls release the GIL.
       "strict=True a short batch raises FilterFullError).");
   cls.def("contains_many", &map_contains_batch, py::arg("keys"),
           "A numpy bool array: result[i] is keys[i] in self (the shape of a numpy input is kept).");
+  cls.def("erase_many", &map_erase_batch, py::arg("keys"), py::arg("values"),
+          "Erases the pairs (keys[i], values[i]) in order, one entry each, with the GIL released; "
+          "returns how many were found (pairs not found are skipped). values as for insert_many.");
+  cls.def("count_many", &map_count_batch, py::arg("keys"),
+          "A numpy int64 array of count(key) for each key (the shape of a numpy input is kept).");
   cls.def("find_many", &map_find_batch, py::arg("keys"),
           "(values, offsets): the values of key i (keys in flattened order) are "
           "values[offsets[i]:offsets[i + 1]], exactly what find(keys[i]) returns. values has the "

@@ -93,6 +93,22 @@ def machine_for(bucket_size, bits, value_bits, capacity):
             else:
                 self.map = copy.deepcopy(self.map)
 
+        @precondition(lambda self: self.pairs)
+        @rule(data=st.data())
+        def erase_many_stored_pairs(self, data):
+            pairs = data.draw(st.lists(st.sampled_from(sorted(self.pairs, key=repr)), max_size=6))
+            wanted = collections.Counter(pairs)
+            pairs = [p for p in wanted for _ in range(min(wanted[p], self.pairs[p]))]
+            keys, values = [k for k, _ in pairs], [v for _, v in pairs]
+            twin = self.map.copy()
+            assert self.map.erase_many(keys, values) == len(pairs)
+            for key, value in pairs:
+                assert twin.erase(key, value)
+                self.pairs[(key, value)] -= 1
+                if not self.pairs[(key, value)]:
+                    del self.pairs[(key, value)]
+            assert self.map.to_bytes() == twin.to_bytes()  # the batch is the single erases
+
         @invariant()
         def every_stored_value_is_found(self):
             by_key = collections.defaultdict(list)
@@ -104,6 +120,8 @@ def machine_for(bucket_size, bits, value_bits, capacity):
                 assert key in self.map
                 assert self.map.count(key) >= len(values)
             keys = list(by_key)
+            counts = self.map.count_many(keys)
+            assert counts.tolist() == [self.map.count(k) for k in keys]
             found, offsets = self.map.find_many(keys)
             for i, key in enumerate(keys):
                 assert list(found[offsets[i]:offsets[i + 1]]) == self.map.find(key)
@@ -156,6 +174,8 @@ def test_batch_values_are_checked_before_anything_is_stored(bits):
     for bad in (np.arange(3), np.arange(5), [1, 2, 3], [1, 2, 3, 4, 5]):
         with pytest.raises(ValueError, match="4 keys"):
             m.insert_many(keys, bad)
+        with pytest.raises(ValueError, match="4 keys"):
+            m.erase_many(keys, bad)
     assert m.to_bytes() == before and len(m) == 0
     # Any integer dtype, 2-D arrays (flattened in order), lists and generators are taken.
     for values in (np.array([[1, 2], [3, 4]], dtype=np.int16), [1, 2, 3, 4],
