@@ -88,6 +88,26 @@ class MapHolder {
     return std::visit([&](auto& m) -> decltype(auto) { return f(m); }, *owned_);
   }
 
+  // The holder interface of set_protocol.hpp, whose membership and count calls the map shares:
+  // f(const ApproximateMap<V>&) or f(ApproximateMap<V>&), with the lock held shared or exclusive;
+  // the _batch forms with the GIL released.
+  template <class F>
+  decltype(auto) read(F&& f) {
+    const ObjectLock::Shared hold(lock_);
+    return visit(f);
+  }
+  template <class F>
+  decltype(auto) write(F&& f) {
+    return visit_writable([&](auto& m) -> decltype(auto) {
+      const ObjectLock::Exclusive hold(lock_);
+      return f(m);
+    });
+  }
+  template <class F>
+  decltype(auto) read_batch(F&& f) {
+    return lock_.shared_without_gil([&]() -> decltype(auto) { return visit(f); });
+  }
+
   ObjectLock& lock() noexcept { return lock_; }
   bool read_only() const noexcept { return mapped_.has_value(); }
   const std::string& mapped_path() const noexcept { return mapped_path_; }
@@ -257,26 +277,12 @@ std::unique_ptr<MapHolder> copy_of(MapHolder& holder) {
   });
 }
 
-template <class F>
-decltype(auto) read(MapHolder& holder, F&& f) {
-  const ObjectLock::Shared hold(holder.lock());
-  return holder.visit(f);
-}
-
-template <class F>
-decltype(auto) write(MapHolder& holder, F&& f) {
-  return holder.visit_writable([&](auto& m) -> decltype(auto) {
-    const ObjectLock::Exclusive hold(holder.lock());
-    return f(m);
-  });
-}
-
 // ---- Single keys
 // ---------------------------------------------------------------------------------
 
 bool map_insert_one(MapHolder& holder, py::handle key, py::handle value, bool strict) {
   const ScalarKey k(key.ptr());
-  const bool inserted = write(holder, [&](auto& m) {
+  const bool inserted = holder.write([&](auto& m) {
     using V = typename std::decay_t<decltype(m)>::value_type;
     const V v = checked_value<V>(value);
     return k.visit([&](auto kv) { return m.insert(kv, v); });
@@ -288,7 +294,7 @@ bool map_insert_one(MapHolder& holder, py::handle key, py::handle value, bool st
 py::list map_find_one(MapHolder& holder, py::handle key) {
   const ScalarKey k(key.ptr());
   std::array<std::uint64_t, 16> found{};
-  const std::size_t n = read(holder, [&](const auto& m) {
+  const std::size_t n = holder.read([&](const auto& m) {
     using V = typename std::decay_t<decltype(m)>::value_type;
     std::array<V, 16> values{};  // 2b ≤ 16 matches
     const std::size_t matched = k.visit([&](auto kv) { return m.find(kv, std::span<V>(values)); });
@@ -302,22 +308,11 @@ py::list map_find_one(MapHolder& holder, py::handle key) {
 
 bool map_erase_one(MapHolder& holder, py::handle key, py::handle value) {
   const ScalarKey k(key.ptr());
-  return write(holder, [&](auto& m) {
+  return holder.write([&](auto& m) {
     using V = typename std::decay_t<decltype(m)>::value_type;
     const V v = checked_value<V>(value);
     return k.visit([&](auto kv) { return m.erase(kv, v); });
   });
-}
-
-bool map_contains_one(MapHolder& holder, py::handle key) {
-  const ScalarKey k(key.ptr());
-  return read(holder,
-              [&](const auto& m) { return k.visit([&](auto kv) { return m.contains(kv); }); });
-}
-
-std::size_t map_count_one(MapHolder& holder, py::handle key) {
-  const ScalarKey k(key.ptr());
-  return read(holder, [&](const auto& m) { return k.visit([&](auto kv) { return m.count(kv); }); });
 }
 
 // ---- Batches
@@ -368,40 +363,6 @@ std::size_t map_erase_batch(MapHolder& holder, py::handle keys, py::handle value
   });
 }
 
-py::array_t<std::int64_t> map_count_batch(MapHolder& holder, py::handle keys) {
-  const KeyBatch batch(keys);
-  py::array_t<std::int64_t> counts(batch.shape());
-  std::int64_t* out = counts.mutable_data();
-  holder.lock().shared_without_gil([&] {
-    holder.visit([&](const auto& m) {
-      auto run = [&](auto span, std::size_t position) {
-        for (std::size_t i = 0; i < span.size(); ++i) {
-          out[position + i] = static_cast<std::int64_t>(m.count(span[i]));
-        }
-        return true;
-      };
-      batch.for_each_run(run, run);
-    });
-  });
-  return counts;
-}
-
-py::array_t<bool> map_contains_batch(MapHolder& holder, py::handle keys) {
-  const KeyBatch batch(keys);
-  py::array_t<bool> answers(batch.shape());
-  bool* out = answers.mutable_data();
-  holder.lock().shared_without_gil([&] {
-    holder.visit([&](const auto& m) {
-      auto run = [&](auto span, std::size_t position) {
-        m.contains(span, std::span<bool>(out + position, span.size()));
-        return true;
-      };
-      batch.for_each_run(run, run);
-    });
-  });
-  return answers;
-}
-
 py::tuple map_find_batch(MapHolder& holder, py::handle keys) {
   const KeyBatch batch(keys);
   return holder.visit([&](const auto& m) {
@@ -432,7 +393,7 @@ py::tuple map_find_batch(MapHolder& holder, py::handle keys) {
 }
 
 std::string describe(MapHolder& holder) {
-  return read(holder, [&](const auto& m) {
+  return holder.read([&](const auto& m) {
     char load[32];
     std::snprintf(load, sizeof load, "%.4f", m.load_factor());
     std::string text = "ApproximateMap(size=" + std::to_string(m.size()) +
@@ -498,18 +459,21 @@ readers-writer lock per object; batch calls release the GIL.
           "Removes one entry matching key whose value is value; False if there is none. Erasing a "
           "pair that was never inserted can remove another key's matching entry: only erase what "
           "you inserted.");
-  cls.def("__contains__", &map_contains_one, py::arg("key"),
+  cls.def("__contains__", &contains_one<MapHolder>, py::arg("key"),
           "True if key may have a value; False means it certainly has none.");
-  cls.def("count", &map_count_one, py::arg("key"),
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  type->tp_as_sequence->sq_contains = &contains_slot<MapHolder>;  // `in` skips the dispatcher
+  PyType_Modified(type);
+  cls.def("count", &count_one<MapHolder>, py::arg("key"),
           "Entries matching key: at least the number of pairs stored with key.");
   cls.def(
-      "__len__", [](MapHolder& h) { return read(h, [](const auto& x) { return x.size(); }); },
+      "__len__", [](MapHolder& h) { return h.read([](const auto& x) { return x.size(); }); },
       "Pairs held (each copy of a duplicate counts).");
   cls.def(
-      "__bool__", [](MapHolder& h) { return read(h, [](const auto& x) { return !x.empty(); }); },
+      "__bool__", [](MapHolder& h) { return h.read([](const auto& x) { return !x.empty(); }); },
       "True when the map holds at least one pair.");
   cls.def(
-      "clear", [](MapHolder& h) { write(h, [](auto& x) { x.clear(); }); },
+      "clear", [](MapHolder& h) { h.write([](auto& x) { x.clear(); }); },
       "Removes every pair; the shape and the seed stay.");
 
   // ---- Batches ---------------------------------------------------------------------------------
@@ -520,12 +484,12 @@ readers-writer lock per object; batch calls release the GIL.
       "that does not fit. keys as for CuckooFilter.add_many; values a numpy integer array or "
       "an iterable of ints, one per key. Returns how many pairs were stored (with "
       "strict=True a short batch raises FilterFullError).");
-  cls.def("contains_many", &map_contains_batch, py::arg("keys"),
+  cls.def("contains_many", &contains_batch<MapHolder>, py::arg("keys"),
           "A numpy bool array: result[i] is keys[i] in self (the shape of a numpy input is kept).");
   cls.def("erase_many", &map_erase_batch, py::arg("keys"), py::arg("values"),
           "Erases the pairs (keys[i], values[i]) in order, one entry each, with the GIL released; "
           "returns how many were found (pairs not found are skipped). values as for insert_many.");
-  cls.def("count_many", &map_count_batch, py::arg("keys"),
+  cls.def("count_many", &count_batch<MapHolder>, py::arg("keys"),
           "A numpy int64 array of count(key) for each key (the shape of a numpy input is kept).");
   cls.def("find_many", &map_find_batch, py::arg("keys"),
           "(values, offsets): the values of key i (keys in flattened order) are "
@@ -568,7 +532,7 @@ readers-writer lock per object; batch calls release the GIL.
   // ---------------------------------------------------------------------------
   auto property = [&](const char* name, auto get, const char* doc) {
     cls.def_property_readonly(
-        name, [get](MapHolder& holder) { return read(holder, get); }, doc);
+        name, [get](MapHolder& holder) { return holder.read(get); }, doc);
   };
   property(
       "size", [](const auto& x) { return x.size(); }, "Pairs held (len(self)).");
