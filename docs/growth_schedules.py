@@ -1,0 +1,82 @@
+#!/usr/bin/python3
+"""Can a growable filter meet issue 14's per-doubling memory bound and its rate together?
+
+    python3 docs/growth_schedules.py            # ε = 0.001, b = 4 (f = 13), 17 doublings
+
+The README's growable section (The bound and its arithmetic) argues that with whole-bit slots the
+two cannot both hold at a fixed load at doubling. This searches every whole-bit width schedule
+with a load at doubling chosen per generation, which the filter could do (double early).
+
+Model (no deletes). After g doublings the table has S_g = S_0·2^g slots, and it doubles at load
+α_g. Entries of generation j compare f + d_j bits when inserted (slots of W_j = f + 1 + d_j bits:
+the marker) and lose one per doubling. Let R_g = Σ_j n_j·2^−(d_j − (g − j)) / S_g over the
+n_j entries of each generation; a doubling leaves R unchanged (each entry's weight doubles, the
+slots double), and generation g adds (α_g − α_{g−1}/2)·S_g entries of weight 2^−d_g, so
+
+    R_g = R_{g−1} + (α_g − α_{g−1}/2)·2^−d_g,    FPR just before doubling g+1 = 2b·2^−f·R_g.
+
+Bounds at every g: FPR ≤ ε, and W_g / α_g ≤ the fixed filter's bits per item + 2 + log2(1 + g)
+(the fixed filter: f / 0.935). α_g enters every later R with a positive coefficient
+(2^−d_g − 2^−d_{g+1}/2 > 0), so the smallest α_g that meets the memory bound is best for the rate:
+the search tries each width with that α (on a grid of 0.0025) and is exhaustive over widths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def search(f: int, b: int, eps: float, fixed_bits: float, doublings: int, max_load: float):
+    """The longest prefix of generations 0..doublings that some schedule keeps within both bounds,
+    as (generations reached, widths d_g, loads α_g)."""
+    best = (0, [], [])
+
+    def recurse(g, widths, loads, r):
+        nonlocal best
+        if g > best[0]:
+            best = (g, list(widths), list(loads))
+        if g > doublings:
+            return True
+        bound = fixed_bits + 2 + math.log2(1 + g)
+        for d in range(12, -1, -1):
+            if any(widths[j] - (g - j) > d for j in range(g)):
+                continue  # the slot must hold every older entry's remaining bits
+            load = math.ceil((f + 1 + d) / bound / 0.0025) * 0.0025  # the memory bound's least
+            if load > max_load:
+                continue
+            prev = loads[-1] / 2 if loads else 0.0
+            r_next = r + (load - prev) * 2.0**-d
+            if 2 * b * 2.0**-f * r_next > eps:
+                continue
+            widths.append(d)
+            loads.append(load)
+            if recurse(g + 1, widths, loads, r_next):
+                return True
+            widths.pop()
+            loads.pop()
+        return False
+
+    recurse(0, [], [], 0.0)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--eps", type=float, default=0.001)
+    parser.add_argument("--bucket-size", type=int, default=4)
+    parser.add_argument("--doublings", type=int, default=17)
+    args = parser.parse_args()
+    f = math.ceil(math.log2(2 * args.bucket_size / args.eps))
+    fixed = f / 0.935
+    print(f"ε = {args.eps}, b = {args.bucket_size}, f = {f}, fixed filter {fixed:.2f} bits per item")
+    for max_load in (0.96, 0.97, 0.975, 0.98, 0.99, 1.0):
+        reached, widths, loads = search(f, args.bucket_size, args.eps, fixed, args.doublings,
+                                        max_load)
+        verdict = "both bounds hold" if reached > args.doublings else f"fails at g = {reached}"
+        print(f"loads at doubling ≤ {max_load:.3f}: {verdict}; best widths d_g = {widths}, "
+              f"loads {[round(x, 4) for x in loads]}")
+
+
+if __name__ == "__main__":
+    main()
