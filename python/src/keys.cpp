@@ -15,12 +15,6 @@ constexpr const char* kKeyTypes = "str, bytes, bytearray, memoryview or int";
                        kKeyTypes);
 }
 
-bool is_bool(PyObject* object) noexcept {
-  return PyBool_Check(object) ||
-         (numpy_bool_type() != nullptr &&
-          PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(numpy_bool_type())));
-}
-
 /// UTF-8 of one UCS-4 code point; false for a surrogate or a value past U+10FFFF.
 bool append_utf8(std::string& out, std::uint32_t c) {
   if (c < 0x80) {
@@ -45,6 +39,12 @@ bool append_utf8(std::string& out, std::uint32_t c) {
 }
 
 }  // namespace
+
+bool is_bool(PyObject* object) noexcept {
+  return PyBool_Check(object) ||
+         (numpy_bool_type() != nullptr &&
+          PyObject_TypeCheck(object, reinterpret_cast<PyTypeObject*>(numpy_bool_type())));
+}
 
 PyObject*& numpy_bool_type() noexcept {
   static PyObject* type = nullptr;

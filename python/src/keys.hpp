@@ -29,6 +29,9 @@ namespace py = pybind11;
 
 /// numpy.bool_, looked up once at import (a numpy bool scalar has __index__ but is refused).
 PyObject*& numpy_bool_type() noexcept;
+/// True for a Python bool or a numpy bool scalar: refused as a key (and as a map's value), since a
+/// mask passed by mistake would otherwise be read as the numbers 0 and 1.
+bool is_bool(PyObject* object) noexcept;
 
 /// The integer key of a Python int (exact type or subclass other than bool). Throws
 /// OverflowError outside [−2^63, 2^64).

@@ -131,7 +131,7 @@ class MapHolder {
 template <class V>
 V checked_value(py::handle value) {
   PyObject* object = value.ptr();
-  if (PyBool_Check(object) || PyObject_IsInstance(object, numpy_bool_type()) == 1) {
+  if (is_bool(object)) {
     throw py::type_error("a value must be an int, not bool");
   }
   if (!PyIndex_Check(object)) {
@@ -210,35 +210,29 @@ AnyMap make_map(const Config& cfg, unsigned value_bits) {
                          [&](auto v) { return AnyMap(ApproximateMap<decltype(v)>(cfg)); });
 }
 
-/// The value width a file's header names, or 0 when the header is not a valid map header (the
-/// loader then refuses it with the reason).
-std::size_t value_bytes_in(std::span<const std::byte> header_bytes) {
+/// The value width, in bytes, to load a map's file or bytes with: the header's, or 4 when the
+/// header is not a valid map header (ApproximateMap<uint32_t>'s loader then says what is wrong: a
+/// filter's file, a damaged header, ...). Widths Python does not hold are refused by name.
+std::size_t loader_width(std::span<const std::byte> header_bytes) {
   try {
     const io::FileHeader header =
         io::decode_header(header_bytes.first(std::min(header_bytes.size(), io::kHeaderBytes)),
                           io::detail::table_bytes_for_layout);
-    return header.is_map() ? header.value_bytes : 0;
+    if (header.is_map()) return header.value_bytes;
   } catch (const format_error&) {
-    return 0;
   }
+  return sizeof(std::uint32_t);
 }
 
-std::size_t value_bytes_in(const std::filesystem::path& path) {
+std::size_t loader_width(const std::filesystem::path& path) {
   std::array<std::byte, io::kHeaderBytes> header{};
   const io::FileDescriptor fd = io::open_for_reading(path);
   const std::size_t got = io::read_fully(fd.get(), header, path);
-  return value_bytes_in(std::span<const std::byte>(header.data(), got));
-}
-
-/// A known width, or 4 for anything else: ApproximateMap<uint32_t>'s loader then says what is
-/// wrong (a filter's file, a damaged header, ...). Other widths are refused by name.
-std::size_t loader_width(std::size_t value_bytes) {
-  if (value_bytes == 0) return 4;
-  return value_bytes;
+  return loader_width(std::span<const std::byte>(header.data(), got));
 }
 
 std::unique_ptr<MapHolder> load_map(const std::filesystem::path& path) {
-  const std::size_t width = loader_width(value_bytes_in(path));
+  const std::size_t width = loader_width(path);
   const py::gil_scoped_release unlocked;
   return with_value_type(width, [&](auto v) {
     return std::make_unique<MapHolder>(AnyMap(ApproximateMap<decltype(v)>::load(path)));
@@ -246,7 +240,7 @@ std::unique_ptr<MapHolder> load_map(const std::filesystem::path& path) {
 }
 
 std::unique_ptr<MapHolder> mapped_map(const std::filesystem::path& path, bool verify) {
-  const std::size_t width = loader_width(value_bytes_in(path));
+  const std::size_t width = loader_width(path);
   const ChecksumCheck check = verify ? ChecksumCheck::kVerify : ChecksumCheck::kSkip;
   const py::gil_scoped_release unlocked;
   return with_value_type(width, [&](auto v) {
@@ -259,7 +253,7 @@ std::unique_ptr<MapHolder> mapped_map(const std::filesystem::path& path, bool ve
 std::unique_ptr<MapHolder> map_from_bytes(const py::buffer& data) {
   const ContiguousBytes contiguous(data);
   const std::span<const std::byte> bytes = contiguous.span();
-  const std::size_t width = loader_width(value_bytes_in(bytes));
+  const std::size_t width = loader_width(bytes);
   const py::gil_scoped_release unlocked;
   return with_value_type(width, [&](auto v) {
     return std::make_unique<MapHolder>(AnyMap(ApproximateMap<decltype(v)>::deserialize(bytes)));
@@ -378,7 +372,11 @@ py::tuple map_find_batch(MapHolder& holder, py::handle keys) {
         run_ends.resize(span.size());
         m.find(span, run_values, std::span<std::size_t>(run_ends));
         const std::size_t base = values.size();
-        values.insert(values.end(), run_values.begin(), run_values.end());
+        if (base == 0) {
+          values.swap(run_values);  // one run (all integer keys, the usual batch): no copy
+        } else {
+          values.insert(values.end(), run_values.begin(), run_values.end());
+        }
         for (std::size_t i = 0; i < span.size(); ++i) {
           offset[position + i + 1] = static_cast<std::int64_t>(base + run_ends[i]);
         }
