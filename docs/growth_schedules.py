@@ -2,6 +2,7 @@
 """Can a growable filter meet issue 14's per-doubling memory bound and its rate together?
 
     python3 docs/growth_schedules.py            # ε = 0.001, b = 4 (f = 13), 17 doublings
+    python3 docs/growth_schedules.py --step 0.5 # widths in half bits (see "Fractional widths")
 
 The README's growable section (The bound and its arithmetic) argues that with whole-bit slots the
 two cannot both hold at a fixed load at doubling. This searches every whole-bit width schedule
@@ -19,6 +20,14 @@ Bounds at every g: FPR ≤ ε, and W_g / α_g ≤ the fixed filter's bits per it
 (the fixed filter: f / 0.935). α_g enters every later R with a positive coefficient
 (2^−d_g − 2^−d_{g+1}/2 > 0), so the smallest α_g that meets the memory bound is best for the rate:
 the search tries each width with that α (on a grid of 0.0025) and is exhaustive over widths.
+
+Fractional widths (--step 0.5, 0.25). A table whose slots differ in width (one side a bit wider
+than the other, or a share of wider buckets) spends d_g = k + s bits on average, s in (0, 1): a
+share s of the slots has k + 1 bits and the rest k. The model here is the optimistic one: each
+entry keeps the bits of the slot it was first placed in, so a share s of a generation has k + 1
+bits and weighs 2^−(k+1), the rest 2^−k (weight (1 − s/2)·2^−k); entries moved to a narrower slot
+would lose a bit, which only raises R. An older entry must fit the wider slots, not the narrower
+(it may sit in either). If a schedule fails in this model, it fails in any table of mixed widths.
 """
 
 from __future__ import annotations
@@ -27,10 +36,20 @@ import argparse
 import math
 
 
-def search(f: int, b: int, eps: float, fixed_bits: float, doublings: int, max_load: float):
+def weight(d: float) -> float:
+    """The mean of 2^−bits over a generation of average width d above f (optimistic: a share
+    frac(d) of its entries keeps the wider slots' bit)."""
+    k = math.floor(d + 1e-9)
+    share = d - k
+    return (1 - share) * 2.0**-k + share * 2.0 ** -(k + 1)
+
+
+def search(f: int, b: int, eps: float, fixed_bits: float, doublings: int, max_load: float,
+           step: float = 1.0):
     """The longest prefix of generations 0..doublings that some schedule keeps within both bounds,
     as (generations reached, widths d_g, loads α_g)."""
     best = (0, [], [])
+    widths_to_try = [i * step for i in range(round(12 / step), -1, -1)]
 
     def recurse(g, widths, loads, r):
         nonlocal best
@@ -39,14 +58,14 @@ def search(f: int, b: int, eps: float, fixed_bits: float, doublings: int, max_lo
         if g > doublings:
             return True
         bound = fixed_bits + 2 + math.log2(1 + g)
-        for d in range(12, -1, -1):
-            if any(widths[j] - (g - j) > d for j in range(g)):
-                continue  # the slot must hold every older entry's remaining bits
+        for d in widths_to_try:
+            if any(math.floor(widths[j] + 1e-9) - (g - j) > math.ceil(d - 1e-9) for j in range(g)):
+                continue  # the wider slots must hold every older entry's remaining bits
             load = math.ceil((f + 1 + d) / bound / 0.0025) * 0.0025  # the memory bound's least
             if load > max_load:
                 continue
             prev = loads[-1] / 2 if loads else 0.0
-            r_next = r + (load - prev) * 2.0**-d
+            r_next = r + (load - prev) * weight(d)
             if 2 * b * 2.0**-f * r_next > eps:
                 continue
             widths.append(d)
@@ -66,13 +85,16 @@ def main() -> None:
     parser.add_argument("--eps", type=float, default=0.001)
     parser.add_argument("--bucket-size", type=int, default=4)
     parser.add_argument("--doublings", type=int, default=17)
+    parser.add_argument("--step", type=float, default=1.0,
+                        help="granularity of the average slot width in bits (1, 0.5, 0.25)")
     args = parser.parse_args()
     f = math.ceil(math.log2(2 * args.bucket_size / args.eps))
     fixed = f / 0.935
-    print(f"ε = {args.eps}, b = {args.bucket_size}, f = {f}, fixed filter {fixed:.2f} bits per item")
+    print(f"ε = {args.eps}, b = {args.bucket_size}, f = {f}, fixed filter {fixed:.2f} bits per item,"
+          f" widths in steps of {args.step} bit")
     for max_load in (0.96, 0.97, 0.975, 0.98, 0.99, 1.0):
         reached, widths, loads = search(f, args.bucket_size, args.eps, fixed, args.doublings,
-                                        max_load)
+                                        max_load, args.step)
         verdict = "both bounds hold" if reached > args.doublings else f"fails at g = {reached}"
         print(f"loads at doubling ≤ {max_load:.3f}: {verdict}; best widths d_g = {widths}, "
               f"loads {[round(x, 4) for x in loads]}")
