@@ -73,6 +73,7 @@
 #include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/prefetch_pipeline.hpp"
+#include "cuckoo/detail/prober.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/filter.hpp"
 #include "cuckoo/hash.hpp"
@@ -222,13 +223,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     std::size_t chunk_start = 0, chunk_end = std::min(n, kQuietChunk);
     chunk.begin();
     detail::run_prefetch_pipeline<kPipelineDepth>(
-        n,
-        [&](std::size_t i) {
-          const Probe p = prober(hash_key(hasher, keys[i]));
-          reader.prefetch_for_lookup(p.bucket);
-          reader.prefetch_for_lookup(p.alt);
-          return p;
-        },
+        n, [&](std::size_t i) { return prober.fetch(reader, hasher, keys[i]); },
         [&](std::size_t i, const Probe& p) {
           out[i] = reader.contains_pair(p.bucket, p.alt, p.fingerprint);
           if (i + 1 == chunk_end) {
@@ -323,11 +318,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   using Intent = detail::Intent;
   enum class PathResult { kInserted, kNoPath, kRaced };
 
-  struct Probe {
-    std::uint64_t bucket;
-    std::uint64_t alt;
-    std::uint32_t fingerprint;
-  };
+  using Probe = detail::Probe;
   using BfsNode = detail::BfsNode;
   struct Displacement {
     std::uint64_t bucket;
@@ -360,27 +351,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
 
   /// A key's probe from its hash: the addressing and the offset table, by value, so that a batch
   /// loop can hold them in registers (see the batch contains).
-  struct Prober {
-    Addressing addressing;
-    const std::uint32_t* offsets;
-    // Else alternate buckets are computed, not looked up. (Not `offsets != nullptr`: GCC then
-    // tested both the vector's emptiness and the pointer, one more branch per single-key lookup.)
-    bool use_offsets;
-
-    CUCKOO_HOT Probe operator()(std::uint64_t hash) const noexcept {
-      const Position pos = addressing.position(hash);
-      return {pos.bucket, alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
-    }
-    CUCKOO_HOT std::uint64_t alternate(std::uint64_t bucket,
-                                       std::uint32_t fingerprint) const noexcept {
-      if constexpr (kMayKeepOffsets) {
-        if (use_offsets) {
-          return addressing.alternate_from_offset(bucket, offsets[fingerprint]);
-        }
-      }
-      return addressing.alternate(bucket, fingerprint);
-    }
-  };
+  using Prober = detail::Prober<kMayKeepOffsets>;
   Prober prober_() const noexcept { return {addressing_, offsets_.data(), !offsets_.empty()}; }
   Probe probe_of(std::uint64_t hash) const noexcept { return prober_()(hash); }
 

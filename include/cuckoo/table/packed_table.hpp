@@ -295,6 +295,40 @@ class PackedTable {
     prefetch_load<2>(bucket);
   }
 
+  /// A batch lookup's view of the table: its base address, copied into the loop's own frame
+  /// (BasicFilter::contains_pipelined), where the compiler keeps it in a register instead of
+  /// reloading it from the table per key. Whole-word buckets are read through it alone; other
+  /// shapes through the table.
+  class LookupReader {
+   public:
+    explicit LookupReader(const PackedTable& table) noexcept
+        : table_(&table), base_(table.buffer_.data()) {}
+    CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
+                                  std::uint32_t value) const noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+      if constexpr (kIsa >= Isa::kAvx2 && kAlignedVectorCompare) {
+        return aligned_pair_contains(load_from(base_ + b1 * kBucketBytes),
+                                     load_from(base_ + b2 * kBucketBytes), value);
+      }
+#endif
+      return table_->contains_pair(b1, b2, value);
+    }
+    CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+      if constexpr (kWholeWordBuckets) {
+        prefetch_from<2>(base_ + bucket * kBucketBytes);
+      } else {
+        table_->prefetch_for_lookup(bucket);
+      }
+    }
+
+   private:
+    const PackedTable* table_;
+    const std::byte* base_;
+  };
+  LookupReader lookup_reader() const noexcept {
+    return LookupReader(*this);
+  }
+
   /// True if `b1` or `b2` holds `value` (see "Both buckets at once" above).
   CUCKOO_HOT bool contains_pair(std::uint64_t b1, std::uint64_t b2,
                                 std::uint32_t value) const noexcept {
@@ -431,7 +465,12 @@ class PackedTable {
   /// shift-the-words form with -march=native here, 0.98x with AVX2 alone (-march=x86-64-v3).
   CUCKOO_AVX2_FN bool contains_pair_avx2_aligned(std::uint64_t b1, std::uint64_t b2,
                                                  std::uint32_t value) const noexcept {
-    const PairHits h = aligned_pair_hits(load(bucket_byte(b1)), load(bucket_byte(b2)), value);
+    return aligned_pair_contains(load(bucket_byte(b1)), load(bucket_byte(b2)), value);
+  }
+  /// The same from the two buckets' words.
+  CUCKOO_AVX2_FN static bool aligned_pair_contains(std::uint64_t w1, std::uint64_t w2,
+                                                   std::uint32_t value) noexcept {
+    const PairHits h = aligned_pair_hits(w1, w2, value);
     const __m256i hit = _mm256_or_si256(h.first, h.second);
     return _mm256_testz_si256(hit, hit) == 0;
   }
@@ -524,10 +563,12 @@ class PackedTable {
   }
 
   std::uint64_t load(std::uint64_t byte) const noexcept {
+    return load_from(buffer_.data() + byte);
+  }
+  static std::uint64_t load_from(const std::byte* first) noexcept {
     std::uint64_t word;
-    std::memcpy(&word, buffer_.data() + byte, sizeof word);
-    word = detail::little_endian(word);
-    return word;
+    std::memcpy(&word, first, sizeof word);
+    return detail::little_endian(word);
   }
 
   /// True when the vector compares apply: a whole bucket in one load, at most 4 lanes.
@@ -557,7 +598,11 @@ class PackedTable {
   /// "Performance").
   template <int kLocality>
   CUCKOO_HOT void prefetch_load(std::uint64_t bucket) const noexcept {
-    const std::byte* first = buffer_.data() + bucket_byte(bucket);
+    prefetch_from<kLocality>(buffer_.data() + bucket_byte(bucket));
+  }
+  /// The same from the first byte of the load.
+  template <int kLocality>
+  CUCKOO_HOT static void prefetch_from(const std::byte* first) noexcept {
     __builtin_prefetch(first, 0, kLocality);
     if constexpr (!kLoadNeverStraddles) {
       __builtin_prefetch(first + sizeof(std::uint64_t) - 1, 0, kLocality);
@@ -583,6 +628,8 @@ class PackedTable {
   /// does not see that (i·48) >> 3 is i·6; in a single-key lookup, where every instruction per
   /// key costs keys in flight, the two saved per bucket measured 0.93x the time.)
   static constexpr bool kByteAligned = kFixedBits != 0 && (kSlots * kFixedBits) % 8 == 0;
+  /// A byte-aligned bucket's size in bytes (0 for the others).
+  static constexpr std::uint64_t kBucketBytes = kByteAligned ? kSlots * kFixedBits / 8 : 0;
   /// Byte-aligned buckets of at most 64 bits: each is one whole word of one load, with no shift.
   static constexpr bool kWholeWordBuckets = kByteAligned && kSlots * kFixedBits <= 64;
   /// Those of at most 4 lanes take the shifted-value vector compares (aligned_pair_hits) where
@@ -597,7 +644,7 @@ class PackedTable {
 
   CUCKOO_HOT std::uint64_t bucket_byte(std::uint64_t bucket) const noexcept {
     if constexpr (kByteAligned) {
-      return bucket * (kSlots * kFixedBits / 8);
+      return bucket * kBucketBytes;
     } else {
       return (bucket * kSlots * fingerprint_bits()) >> 3;
     }
