@@ -28,6 +28,9 @@ entry keeps the bits of the slot it was first placed in, so a share s of a gener
 bits and weighs 2^−(k+1), the rest 2^−k (weight (1 − s/2)·2^−k); entries moved to a narrower slot
 would lose a bit, which only raises R. An older entry must fit the wider slots, not the narrower
 (it may sit in either). If a schedule fails in this model, it fails in any table of mixed widths.
+The least-α argument above needs weight(d_{g+1}) < 2·weight(d_g), which whole bits always meet but
+fractional widths that fall by a bit or more need not; so for steps under a bit the search keeps
+widths from falling (d_g ≥ d_{g−1}) and is exhaustive over those schedules only.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ def search(f: int, b: int, eps: float, fixed_bits: float, doublings: int, max_lo
             return True
         bound = fixed_bits + 2 + math.log2(1 + g)
         for d in widths_to_try:
+            if step < 1 and widths and d < widths[-1]:
+                continue  # see "Fractional widths": only non-falling schedules for fractions
             if any(math.floor(widths[j] + 1e-9) - (g - j) > math.ceil(d - 1e-9) for j in range(g)):
                 continue  # the wider slots must hold every older entry's remaining bits
             load = math.ceil((f + 1 + d) / bound / 0.0025) * 0.0025  # the memory bound's least
