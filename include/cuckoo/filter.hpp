@@ -172,9 +172,8 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   }
 
   std::size_t count_hash(std::uint64_t hash) const noexcept {
-    const Position pos = addressing_.position(hash);
-    const std::uint64_t alt = alternate(pos.bucket, pos.fingerprint);
-    return table_.count(pos.bucket, pos.fingerprint) + table_.count(alt, pos.fingerprint);
+    const Probe p = probe_of(hash);
+    return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
   }
 
   // ---- Batches: the same answers as the single-key calls, in order ---------------------------
@@ -215,7 +214,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
       // key; 0.91-0.94x the time in harness runs, about 1x with memory slower (README,
       // "Performance").
       const auto reader = table_.lookup_reader();
-      const detail::Prober<kMayKeepOffsets> prober{addressing_, offsets_.data(), !offsets_.empty()};
+      const Prober prober = prober_();
       const Hash hasher = hasher_;
       const K* const in = keys.data();
       bool* const answers = out.data();
@@ -260,11 +259,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   /// alt(bucket, fp): the other bucket of a fingerprint stored in `bucket` (addressing.hpp), from
   /// the offset table when the filter keeps one (kOffsetTableMaxBits).
   std::uint64_t alternate(std::uint64_t bucket, std::uint32_t fingerprint) const noexcept {
-    if constexpr (kMayKeepOffsets) {
-      if (!offsets_.empty())
-        return addressing_.alternate_from_offset(bucket, offsets_[fingerprint]);
-    }
-    return addressing_.alternate(bucket, fingerprint);
+    return prober_().alternate(bucket, fingerprint);
   }
   /// Whether this filter keeps the offset table (kOffsetTableMaxBits).
   bool keeps_offset_table() const noexcept { return !offsets_.empty(); }
@@ -320,10 +315,13 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
 
   using BfsNode = detail::BfsNode;
 
-  Probe probe_of(std::uint64_t hash) const noexcept {
-    const Position pos = addressing_.position(hash);
-    return {pos.bucket, alternate(pos.bucket, pos.fingerprint), pos.fingerprint};
-  }
+  /// Tables whose width is fixed above kOffsetTableMaxBits never keep offsets, and skip the test.
+  static constexpr bool kMayKeepOffsets =
+      Table::kFixedBits == 0 || Table::kFixedBits <= kOffsetTableMaxBits;
+
+  using Prober = detail::Prober<kMayKeepOffsets>;
+  Prober prober_() const noexcept { return {addressing_, offsets_.data(), !offsets_.empty()}; }
+  Probe probe_of(std::uint64_t hash) const noexcept { return prober_()(hash); }
 
   bool contains_probe(const Probe& p) const noexcept {
     if constexpr (requires(const Table& t) {
@@ -388,10 +386,6 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
     return detail::offset_table(addressing, bits, table_bytes, kOffsetTableMaxBits,
                                 kOffsetTableMinBytes);
   }
-
-  /// Tables whose width is fixed above kOffsetTableMaxBits never keep offsets, and skip the test.
-  static constexpr bool kMayKeepOffsets =
-      Table::kFixedBits == 0 || Table::kFixedBits <= kOffsetTableMaxBits;
 
   static std::size_t second_bucket_prefetch_size(std::uint64_t bucket_count) noexcept {
     return static_cast<std::size_t>(kSecondBucketPrefetchLoad *
