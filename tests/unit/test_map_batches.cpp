@@ -2,8 +2,10 @@
 // batches shorter and longer than the pipeline, with stored and absent keys mixed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +56,45 @@ TEST(ApproximateMapBatches, MatchSingleKeyCalls) {
     for (unsigned f : {7u, 12u, 16u}) {
       expect_batches_match_single_calls<std::uint32_t>(b, f);
       expect_batches_match_single_calls<std::uint8_t>(b, f);
+    }
+  }
+}
+
+// The batch insert is pipelined; its inserts must still be the single inserts in order: the same
+// bytes (fingerprints, values, kick choices) after fills into the kicking range and past the
+// first refusal, in batches shorter and longer than the pipeline.
+TEST(ApproximateMapBatches, InsertWritesTheBytesOfSingleInsertsInOrder) {
+  for (unsigned b : {2u, 4u, 8u}) {
+    for (unsigned f : {7u, 12u, 16u}) {
+      const std::string label = "b=" + std::to_string(b) + " f=" + std::to_string(f);
+      const cuckoo::Config cfg{.capacity = 3'000, .fingerprint_bits = f, .bucket_size = b};
+      cuckoo::ApproximateMap<std::uint32_t> batched{cfg}, single{cfg};
+      // Twice the slots: the fill runs into kicks and then into a refusal.
+      const auto keys = cuckoo::test::random_keys(2 * batched.slot_count(), 31 * f + b);
+      std::vector<std::uint32_t> values(keys.size());
+      for (std::size_t i = 0; i < keys.size(); ++i) values[i] = static_cast<std::uint32_t>(i);
+      std::size_t single_stop = keys.size();
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!single.insert(keys[i], values[i])) {
+          single_stop = i;
+          break;
+        }
+      }
+      ASSERT_LT(single_stop, keys.size()) << label << ": the fill should reach a refusal";
+      std::size_t at = 0, batch_stop = keys.size();
+      for (std::size_t len : {1u, 15u, 16u, 17u, 100u, 1'000u, 100'000u}) {
+        const std::size_t n = std::min(len, keys.size() - at);
+        const std::size_t r = batched.insert(std::span<const std::uint64_t>(keys).subspan(at, n),
+                                             std::span<const std::uint32_t>(values).subspan(at, n));
+        if (r < n) {
+          batch_stop = at + r;
+          break;
+        }
+        at += n;
+      }
+      EXPECT_EQ(batch_stop, single_stop) << label;
+      EXPECT_EQ(batched.size(), single.size()) << label;
+      EXPECT_TRUE(batched.serialize() == single.serialize()) << label;
     }
   }
 }

@@ -103,6 +103,9 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
   /// Keys ahead that a batch find compares fingerprints and prefetches the matching slots' value
   /// lines: most keys have at most one, so fewer are in flight than fingerprint lines.
   static constexpr std::size_t kValueDepth = 32;
+  /// Keys ahead that a batch insert hashes a key and prefetches its lines (into L1, for writing),
+  /// as BasicFilter::kWritePipelineDepth.
+  static constexpr std::size_t kWritePipelineDepth = 16;
   /// Buckets the breadth-first insert search may visit, as BasicFilter::kBfsNodes.
   static constexpr std::size_t kBfsNodes = 176;
   static constexpr std::size_t kBfsChunkParents = 16 / kBucketSize;
@@ -229,12 +232,21 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
 
   /// Inserts (keys[i], values[i]) in order, stopping at the first pair that does not fit; returns
   /// how many were stored (as BasicFilter's batch insert). values.size() must be ≥ keys.size().
+  /// Pipelined: kWritePipelineDepth keys ahead, a key is hashed and both its fingerprint lines
+  /// and its first bucket's value line are prefetched for writing; the inserts themselves are
+  /// the single-key ones, in order, so the bytes are theirs.
   template <Key K>
   std::size_t insert(std::span<const K> keys, std::span<const V> values) {
-    for (std::size_t i = 0; i < keys.size(); ++i) {
-      if (!insert(keys[i], values[i])) return i;
-    }
-    return keys.size();
+    return detail::run_prefetch_pipeline<kWritePipelineDepth>(
+        keys.size(),
+        [&](std::size_t i) {
+          const Probe p = probe_of(hash_key(hasher_, keys[i]));
+          table_.prefetch(p.bucket);
+          table_.prefetch(p.alt);
+          __builtin_prefetch(values_.data() + p.bucket * kBucketSize * sizeof(V), 1, 3);
+          return p;
+        },
+        [&](std::size_t i, const Probe& p) { return insert_probe(p, values[i]); });
   }
 
   /// The values of every key, in order, as one list: key i's values are
