@@ -12,7 +12,7 @@
 
 namespace {
 
-struct Trace {
+struct PipelineTrace {
   std::vector<std::size_t> staged;   // keys in the order they were staged
   std::vector<std::size_t> stepped;  // keys in the order they were stepped
   std::vector<bool> stage_seen;
@@ -24,8 +24,8 @@ struct Trace {
 
 // Runs the pipeline over n keys, stopping at `stop_at` (n: never), and records what it did.
 template <std::size_t Depth>
-Trace run(std::size_t n, std::size_t stop_at, std::size_t& returned) {
-  Trace t;
+PipelineTrace run_traced(std::size_t n, std::size_t stop_at, std::size_t& returned) {
+  PipelineTrace t;
   t.stage_seen.assign(n, false);
   std::size_t highest_staged_plus_one = 0;
   returned = cuckoo::detail::run_prefetch_pipeline<Depth>(
@@ -54,13 +54,13 @@ Trace run(std::size_t n, std::size_t stop_at, std::size_t& returned) {
 }
 
 template <std::size_t Depth>
-void check_all_sizes() {
+void check_pipeline_at_all_sizes() {
   SCOPED_TRACE(testing::Message() << "Depth " << Depth);
   const std::size_t sizes[] = {0, 1, Depth - 1, Depth, Depth + 1, 2 * Depth + 3, 1000};
   for (std::size_t n : sizes) {
     SCOPED_TRACE(testing::Message() << "n = " << n);
     std::size_t returned = 0;
-    const Trace t = run<Depth>(n, n, returned);
+    const PipelineTrace t = run_traced<Depth>(n, n, returned);
     EXPECT_EQ(returned, n);
     ASSERT_EQ(t.staged.size(), n) << "every key is staged exactly once";
     ASSERT_EQ(t.stepped.size(), n) << "every key is stepped exactly once";
@@ -78,7 +78,7 @@ void check_all_sizes() {
     // A step that returns false ends the batch there: no later step, no stage past the end.
     for (std::size_t stop : {std::size_t{0}, n / 2, n == 0 ? 0 : n - 1}) {
       if (stop >= n) continue;
-      const Trace s = run<Depth>(n, stop, returned);
+      const PipelineTrace s = run_traced<Depth>(n, stop, returned);
       EXPECT_EQ(returned, stop);
       ASSERT_EQ(s.stepped.size(), stop + 1);
       EXPECT_EQ(s.stepped.back(), stop);
@@ -88,12 +88,12 @@ void check_all_sizes() {
 }
 
 TEST(PrefetchPipeline, EveryDepthInUse) {
-  check_all_sizes<1>();
-  check_all_sizes<2>();
-  check_all_sizes<8>();
-  check_all_sizes<16>();
-  check_all_sizes<32>();
-  check_all_sizes<64>();
+  check_pipeline_at_all_sizes<1>();
+  check_pipeline_at_all_sizes<2>();
+  check_pipeline_at_all_sizes<8>();
+  check_pipeline_at_all_sizes<16>();
+  check_pipeline_at_all_sizes<32>();
+  check_pipeline_at_all_sizes<64>();
 }
 
 }  // namespace

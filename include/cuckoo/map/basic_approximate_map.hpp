@@ -241,9 +241,8 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
         keys.size(),
         [&](std::size_t i) {
           const Probe p = probe_of(hash_key(hasher_, keys[i]));
-          table_.prefetch(p.bucket);
-          table_.prefetch(p.alt);
-          __builtin_prefetch(values_.data() + p.bucket * kBucketSize * sizeof(V), 1, 3);
+          detail::prefetch_buckets<detail::Intent::kWrite>(table_, p.bucket, p.alt);
+          prefetch_slot<detail::Intent::kWrite>(p.bucket * kBucketSize);
           return p;
         },
         [&](std::size_t i, const Probe& p) { return insert_probe(p, values[i]); });
@@ -447,8 +446,14 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
     return {p.bucket, p.alt, table_.match_mask_pair(p.bucket, p.alt, p.fingerprint)};
   }
 
+  /// The value line of `slot`: into L2 for a lookup, into L1 for writing.
+  template <detail::Intent kIntent = detail::Intent::kLookup>
   CUCKOO_HOT void prefetch_slot(std::uint64_t slot) const noexcept {
-    __builtin_prefetch(values_.data() + slot * sizeof(V), 0, 2);
+    if constexpr (kIntent == detail::Intent::kLookup) {
+      __builtin_prefetch(values_.data() + slot * sizeof(V), 0, 2);
+    } else {
+      __builtin_prefetch(values_.data() + slot * sizeof(V), 1, 3);
+    }
   }
 
   /// Puts (fingerprint, value) into the lowest empty slot of bucket; false if it is full.
