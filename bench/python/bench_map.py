@@ -5,7 +5,8 @@
 
 Builds a map of --pairs random 64-bit keys with random values of --value-bits, at --pairs capacity
 (so about 95% of its slots), and a dict of the same pairs. Times, best of --rounds: insert_many of
-all pairs; find_many of --probes stored keys; a loop of m.find(k) and one of d.get(k) over the same
+all pairs; find_many of --probes stored keys; erase_many of --probes distinct stored pairs (from a
+copy of the map made outside the timing); a loop of m.find(k) and one of d.get(k) over the same
 --loop keys (Python ints); and reports bits per pair (the map's memory_bytes; the dict's
 sys.getsizeof of itself, its keys and its values). Prints a markdown table; compare figures only
 within one run (the machine is shared and noisy). The dict needs about 100 bytes per pair.
@@ -63,6 +64,17 @@ def main() -> int:
     for i in range(0, args.probes, max(1, args.probes // 1000)):  # a map that lost a value
         if values[probe_index[i]] not in found[offsets[i]:offsets[i + 1]]:
             sys.exit(f"bench_map: stored key {probes[i]} lost its value")
+    erase_index = rng.choice(args.pairs, size=min(args.probes, args.pairs), replace=False)
+    erase_keys, erase_values = keys[erase_index], values[erase_index]
+    erase_s = float("inf")
+    for _ in range(args.rounds):
+        twin = m.copy()
+        start = time.perf_counter()
+        removed = twin.erase_many(erase_keys, erase_values)
+        erase_s = min(erase_s, time.perf_counter() - start)
+        if removed != len(erase_index):
+            sys.exit(f"bench_map: erase_many removed {removed} of {len(erase_index)} stored pairs")
+        del twin
     find = m.find
     find_loop_s = best_of(args.rounds, lambda: [find(k) for k in loop_keys])
 
@@ -84,6 +96,8 @@ def main() -> int:
     print(f"| build from numpy arrays, ns per pair | {per(insert_s, args.pairs):.1f} | |")
     print(f"| find_many of {args.probes} stored keys, ns per key | "
           f"{per(find_many_s, args.probes):.1f} | |")
+    print(f"| erase_many of {len(erase_index)} stored pairs, ns per pair | "
+          f"{per(erase_s, len(erase_index)):.1f} | |")
     print(f"| loop of find(k) / d.get(k), {len(loop_keys)} stored int keys, ns per key | "
           f"{per(find_loop_s, len(loop_keys)):.1f} | {per(get_loop_s, len(loop_keys)):.1f} |")
     return 0

@@ -346,9 +346,7 @@ std::size_t map_erase_batch(MapHolder& holder, py::handle keys, py::handle value
     return holder.lock().exclusive_without_gil([&] {
       std::size_t erased = 0;
       auto run = [&](auto span, std::size_t position) {
-        for (std::size_t i = 0; i < span.size(); ++i) {
-          erased += m.erase(span[i], checked[position + i]) ? 1 : 0;
-        }
+        erased += m.erase(span, std::span<const V>(checked.data() + position, span.size()));
         return true;
       };
       batch.for_each_run(run, run);
@@ -485,8 +483,9 @@ readers-writer lock per object; batch calls release the GIL.
   cls.def("contains_many", &contains_batch<MapHolder>, py::arg("keys"),
           "A numpy bool array: result[i] is keys[i] in self (the shape of a numpy input is kept).");
   cls.def("erase_many", &map_erase_batch, py::arg("keys"), py::arg("values"),
-          "Erases the pairs (keys[i], values[i]) in order, one entry each, with the GIL released; "
-          "returns how many were found (pairs not found are skipped). values as for insert_many.");
+          "Erases the pairs (keys[i], values[i]) in order, one entry each, through the "
+          "prefetching batch erase with the GIL released; returns how many were found (pairs not "
+          "found are skipped). values as for insert_many.");
   cls.def("count_many", &count_batch<MapHolder>, py::arg("keys"),
           "A numpy int64 array of count(key) for each key (the shape of a numpy input is kept).");
   cls.def("find_many", &map_find_batch, py::arg("keys"),

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <numeric>
+#include <random>
 #include <span>
 #include <string>
 #include <vector>
@@ -93,6 +95,80 @@ TEST(ApproximateMapBatches, InsertWritesTheBytesOfSingleInsertsInOrder) {
         at += n;
       }
       EXPECT_EQ(batch_stop, single_stop) << label;
+      EXPECT_EQ(batched.size(), single.size()) << label;
+      EXPECT_TRUE(batched.serialize() == single.serialize()) << label;
+    }
+  }
+}
+
+// The batch erase is pipelined too; it must remove what the single erases in order remove: the
+// same count per batch and the same bytes, with pairs stored once, stored twice (and erased twice
+// and three times), stored under another value, and never stored, in one shuffled stream.
+TEST(ApproximateMapBatches, EraseRemovesWhatSingleErasesRemoveInOrder) {
+  for (unsigned b : {2u, 4u, 8u}) {
+    for (unsigned f : {7u, 12u, 16u}) {
+      const std::string label = "b=" + std::to_string(b) + " f=" + std::to_string(f);
+      const cuckoo::Config cfg{.capacity = 3'000, .fingerprint_bits = f, .bucket_size = b};
+      cuckoo::ApproximateMap<std::uint32_t> batched{cfg};
+      const auto keys = cuckoo::test::random_keys(2 * batched.capacity(), 37 * f + b);
+      const std::size_t stored = batched.capacity() * 9 / 10;
+      std::vector<std::uint64_t> erase_keys;
+      std::vector<std::uint32_t> erase_values;
+      for (std::size_t i = 0; i < stored; ++i) {
+        const auto value = static_cast<std::uint32_t>(i);
+        ASSERT_TRUE(batched.insert(keys[i], value)) << label;
+        // Every tenth pair stored twice; every fifth asked to be erased three times, so more
+        // often than it was stored.
+        if (i % 10 == 0) {
+          ASSERT_TRUE(batched.insert(keys[i], value)) << label;
+        }
+        const std::size_t copies = i % 5 == 0 ? 3 : 1;
+        for (std::size_t c = 0; c < copies; ++c) {
+          erase_keys.push_back(keys[i]);
+          erase_values.push_back(value);
+        }
+        if (i % 3 == 0) {  // a stored key with a value it was never stored with
+          erase_keys.push_back(keys[i]);
+          erase_values.push_back(value + 1);
+        }
+      }
+      for (std::size_t i = stored; i < keys.size(); i += 2) {  // never stored
+        erase_keys.push_back(keys[i]);
+        erase_values.push_back(7);
+      }
+      std::vector<std::size_t> order(erase_keys.size());
+      std::iota(order.begin(), order.end(), std::size_t{0});
+      std::shuffle(order.begin(), order.end(), std::mt19937_64(5 * f + b));
+      std::vector<std::uint64_t> shuffled_keys(order.size());
+      std::vector<std::uint32_t> shuffled_values(order.size());
+      for (std::size_t i = 0; i < order.size(); ++i) {
+        shuffled_keys[i] = erase_keys[order[i]];
+        shuffled_values[i] = erase_values[order[i]];
+      }
+      erase_keys.swap(shuffled_keys);
+      erase_values.swap(shuffled_values);
+      cuckoo::ApproximateMap<std::uint32_t> single =
+          cuckoo::ApproximateMap<std::uint32_t>::deserialize(batched.serialize());
+
+      std::size_t at = 0, batch_removed = 0, single_removed = 0;
+      for (std::size_t len : {0u, 1u, 15u, 16u, 17u, 100u, 1'000u, 100'000u}) {
+        const std::size_t n = std::min(len, erase_keys.size() - at);
+        std::size_t single_now = 0;
+        for (std::size_t i = at; i < at + n; ++i) {
+          single_now += single.erase(erase_keys[i], erase_values[i]) ? 1 : 0;
+        }
+        const std::size_t batch_now =
+            batched.erase(std::span<const std::uint64_t>(erase_keys).subspan(at, n),
+                          std::span<const std::uint32_t>(erase_values).subspan(at, n));
+        ASSERT_EQ(batch_now, single_now) << label << " at=" << at << " n=" << n;
+        batch_removed += batch_now;
+        single_removed += single_now;
+        at += n;
+      }
+      ASSERT_EQ(at, erase_keys.size()) << label;
+      // Every stored copy is gone (each was asked for at least once per copy); false matches
+      // may have taken a few more, so at least the stored count and the same in both.
+      EXPECT_GE(batch_removed, stored + stored / 10) << label;
       EXPECT_EQ(batched.size(), single.size()) << label;
       EXPECT_TRUE(batched.serialize() == single.serialize()) << label;
     }

@@ -177,6 +177,11 @@ class ApproximateMap {
   std::size_t insert(std::span<const K> keys, std::span<const V> values) {
     return std::visit([&](auto& m) { return m.insert(keys, values); }, map_);
   }
+  /// Erases pairs in order, skipping those not stored; returns how many were removed.
+  template <Key K>
+  std::size_t erase(std::span<const K> keys, std::span<const V> values) noexcept {
+    return std::visit([&](auto& m) { return m.erase(keys, values); }, map_);
+  }
 
   // ---- Shape and state --------------------------------------------------------------------------
   std::size_t size() const noexcept {

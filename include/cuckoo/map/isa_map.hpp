@@ -67,6 +67,11 @@ class IsaMap;
   template <Key K>                                                                           \
   [[TARGET]] std::size_t insert(std::span<const K> keys, std::span<const V> values) {        \
     return Inner::insert(keys, values);                                                      \
+  }                                                                                          \
+  template <Key K>                                                                           \
+  [[TARGET, gnu::flatten]] std::size_t erase(std::span<const K> keys,                        \
+                                             std::span<const V> values) noexcept {           \
+    return Inner::erase(keys, values);                                                       \
   }
 
 template <class Inner>
