@@ -278,6 +278,11 @@ class Filter {
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     std::visit([&](const auto& f) { f.contains(keys, out); }, filter_);
   }
+  /// out[i] = count(keys[i]) for every i; out.size() must be at least keys.size().
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    std::visit([&](const auto& f) { f.count(keys, out); }, filter_);
+  }
   /// Inserts keys in order and stops at the first that does not fit. Returns how many were
   /// inserted, r: keys[0..r) are in; if r < keys.size(), keys[r] failed and changed nothing, and
   /// the keys after it were not tried.

@@ -171,10 +171,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
     return erase_probe(p);
   }
 
-  std::size_t count_hash(std::uint64_t hash) const noexcept {
-    const Probe p = probe_of(hash);
-    return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
-  }
+  std::size_t count_hash(std::uint64_t hash) const noexcept { return count_probe(probe_of(hash)); }
 
   // ---- Batches: the same answers as the single-key calls, in order ---------------------------
 
@@ -182,6 +179,15 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     contains_pipelined<kPipelineDepth>(keys, out);
+  }
+
+  /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The lookup pipeline.
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
+      out[i] = count_probe(p);
+      return true;
+    });
   }
 
   /// Inserts keys[0], keys[1], ... in order, exactly as that many insert() calls would, and stops
@@ -344,6 +350,10 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
       return true;
     }
     return false;
+  }
+
+  std::size_t count_probe(const Probe& p) const noexcept {
+    return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
   }
 
   bool erase_probe(const Probe& p) noexcept {

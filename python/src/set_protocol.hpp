@@ -12,6 +12,8 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -59,6 +61,23 @@ void contains_run(const F& filter, std::span<const K> keys, std::span<bool> out)
     filter.contains(keys, out);
   } else {
     for (std::size_t i = 0; i < keys.size(); ++i) out[i] = filter.contains(keys[i]);
+  }
+}
+/// out[i] = filter.count(keys[i]): through the filter's batch count where it has one.
+template <class F, class K>
+void count_run(const F& filter, std::span<const K> keys, std::span<std::int64_t> out) {
+  if constexpr (requires(std::span<std::size_t> counts) { filter.count(keys, counts); }) {
+    // The batch writes size_t; the array holds int64 (a count is at most 2b, or a stash's).
+    std::array<std::size_t, 4096> counts;
+    for (std::size_t at = 0; at < keys.size(); at += counts.size()) {
+      const std::size_t n = std::min(counts.size(), keys.size() - at);
+      filter.count(keys.subspan(at, n), std::span<std::size_t>(counts.data(), n));
+      for (std::size_t i = 0; i < n; ++i) out[at + i] = static_cast<std::int64_t>(counts[i]);
+    }
+  } else {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      out[i] = static_cast<std::int64_t>(filter.count(keys[i]));
+    }
   }
 }
 template <class F, class K>
@@ -163,9 +182,7 @@ py::array_t<std::int64_t> count_batch(W& holder, py::handle keys) {
   std::int64_t* out = counts.mutable_data();
   holder.read_batch([&](const auto& filter) {
     auto run = [&](auto span, std::size_t position) {
-      for (std::size_t i = 0; i < span.size(); ++i) {
-        out[position + i] = static_cast<std::int64_t>(filter.count(span[i]));
-      }
+      count_run(filter, span, std::span<std::int64_t>(out + position, span.size()));
       return true;
     };
     batch.for_each_run(run, run);

@@ -368,3 +368,32 @@ def test_add_many_on_a_string_batch_that_overflows(cls):
     assert 100 <= n < len(words)
     assert f.contains_many(words[:n]).all()
     assert len(f) == n
+
+
+@pytest.mark.parametrize("kind", ["plain", "growable", "blocked", "concurrent", "map"])
+def test_count_many_over_many_runs_of_the_batch_count(kind):
+    """count_many hands integer keys to the C++ batch count in runs of 4096: every answer, across
+    those runs, is its own key's count, and a held key's count is at least its copies."""
+    make = {
+        "plain": lambda: cuckoo.CuckooFilter(12_000),
+        "growable": lambda: cuckoo.CuckooFilter(500, growable=True),
+        "blocked": lambda: cuckoo.CuckooFilter(12_000, error_rate=0.003, blocked=True),
+        "concurrent": lambda: cuckoo.ConcurrentCuckooFilter(12_000),
+        "map": lambda: cuckoo.ApproximateMap(12_000),
+    }[kind]
+    f = make()
+    rng = np.random.default_rng(20261202)
+    keys = rng.integers(0, 2**64, size=10_000, dtype=np.uint64)
+    held, twice = keys[:5_000], keys[:5_000:3]
+    for batch in (held, twice):
+        if kind == "map":
+            assert f.insert_many(batch, np.arange(len(batch))) == len(batch)
+        else:
+            assert f.add_many(batch) == len(batch)
+    probe = np.concatenate([keys, keys[::-1]])  # 20,000 keys: five runs, the last one short
+    counts = f.count_many(probe)
+    assert counts.tolist() == [f.count(int(k)) for k in probe]
+    copies = {int(k): 1 for k in held}
+    for k in twice:
+        copies[int(k)] += 1
+    assert all(c >= copies.get(int(k), 0) for c, k in zip(counts.tolist(), probe))

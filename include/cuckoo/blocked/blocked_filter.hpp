@@ -157,14 +157,7 @@ class BasicBlockedFilter : public detail::KeyForwarding<BasicBlockedFilter<L, Ha
 
   bool erase_hash(std::uint64_t hash) noexcept { return erase_probe(probe_of(hash)); }
 
-  std::size_t count_hash(std::uint64_t hash) const noexcept {
-    const Probe p = probe_of(hash);
-    const std::byte* first = block(p.block);
-    std::size_t n = detail::pocket::count<L>(first, p.value);
-    if (detail::pocket::may_be_in_second(first, p.value))
-      n += detail::pocket::count<L>(block(alternate(p)), p.value);
-    return n;
-  }
+  std::size_t count_hash(std::uint64_t hash) const noexcept { return count_probe(probe_of(hash)); }
 
   /// Cache lines contains_hash(hash) reads: 1, or 2 when it must look in the second block.
   unsigned lines_read(std::uint64_t hash) const noexcept {
@@ -181,6 +174,17 @@ class BasicBlockedFilter : public detail::KeyForwarding<BasicBlockedFilter<L, Ha
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     contains_pipelined<kPipelineDepth>(keys, out);
+  }
+
+  /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The first block is
+  /// prefetched kPipelineDepth keys ahead; the second, where the block's threshold says an item
+  /// may have gone, is read when the key's turn comes (count reads it present or absent).
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
+      out[i] = count_probe(p);
+      return true;
+    });
   }
 
   template <std::size_t Depth, Key K>
@@ -333,6 +337,14 @@ class BasicBlockedFilter : public detail::KeyForwarding<BasicBlockedFilter<L, Ha
                       ", got " + std::to_string(max_kicks));
     }
     return max_kicks;
+  }
+
+  std::size_t count_probe(const Probe& p) const noexcept {
+    const std::byte* first = block(p.block);
+    std::size_t n = detail::pocket::count<L>(first, p.value);
+    if (detail::pocket::may_be_in_second(first, p.value))
+      n += detail::pocket::count<L>(block(alternate(p)), p.value);
+    return n;
   }
 
   Probe probe_of(std::uint64_t hash) const noexcept {

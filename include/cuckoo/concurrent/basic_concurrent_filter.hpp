@@ -197,13 +197,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     table_.prefetch(p.alt);
     return erase_probe(p);
   }
-  std::size_t count_hash(std::uint64_t hash) const noexcept {
-    const Probe p = probe_of(hash);
-    return read_validated(p, [&]() CUCKOO_LAMBDA_HOT {
-      return std::size_t{table_.count(p.bucket, p.fingerprint)} +
-             table_.count(p.alt, p.fingerprint);
-    });
-  }
+  std::size_t count_hash(std::uint64_t hash) const noexcept { return count_probe(probe_of(hash)); }
 
   // ---- Batches: BasicFilter's pipeline; each key's operation is the single-key one -----------
 
@@ -235,6 +229,18 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
           }
           return true;
         });
+  }
+  /// out[i] = count(keys[i]); out.size() must be at least keys.size(). Both buckets are
+  /// prefetched kPipelineDepth keys ahead; each key's count is then the single-key one, validated
+  /// on its own by its stripes' versions (the batch contains validates a chunk of keys at once
+  /// by the activity word instead, which saves per-key work on its hot path; counts keep the
+  /// simpler form).
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
+      out[i] = count_probe(p);
+      return true;
+    });
   }
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in
   /// (keys[r], if any, failed and changed nothing; later keys were not tried).
@@ -373,6 +379,12 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
       concurrent::cpu_relax();
     }
     return read_locked(s1, s2, read);
+  }
+  std::size_t count_probe(const Probe& p) const noexcept {
+    return read_validated(p, [&]() CUCKOO_LAMBDA_HOT {
+      return std::size_t{table_.count(p.bucket, p.fingerprint)} +
+             table_.count(p.alt, p.fingerprint);
+    });
   }
   template <class Read>
   [[gnu::noinline, gnu::cold]] auto read_locked(std::size_t s1, std::size_t s2,

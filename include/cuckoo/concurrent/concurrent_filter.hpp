@@ -188,6 +188,11 @@ class ConcurrentFilter {
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     visit([&](const auto& f) { f.contains(keys, out); });
   }
+  /// out[i] = count(keys[i]), each validated as the single-key count is.
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    visit([&](const auto& f) { f.count(keys, out); });
+  }
   /// Inserts keys in order, stops at the first that does not fit; returns how many went in.
   template <Key K>
   std::size_t insert(std::span<const K> keys) {

@@ -266,10 +266,7 @@ class BasicGrowableFilter
     return true;
   }
 
-  std::size_t count_hash(std::uint64_t hash) const noexcept {
-    const Probe p = probe_of(hash);
-    return count_in(p.first, p.key) + count_in(p.second, p.key) + stash_count(p);
-  }
+  std::size_t count_hash(std::uint64_t hash) const noexcept { return count_probe(probe_of(hash)); }
 
   // ---- Batches: the same answers as the single-key calls, in order ---------------------------
 
@@ -279,15 +276,20 @@ class BasicGrowableFilter
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     detail::run_prefetch_pipeline<kLookupDepth>(
-        keys.size(),
-        [&](std::size_t i) {
-          const Probe p = probe_of(hash_key(hasher_, keys[i]));
-          prefetch_bucket<2>(p.first);
-          prefetch_bucket<2>(p.second);
-          return p;
-        },
+        keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
         [&](std::size_t i, const Probe& p) {
           out[i] = contains_probe(p);
+          return true;
+        });
+  }
+
+  /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The same pipeline.
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    detail::run_prefetch_pipeline<kLookupDepth>(
+        keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
+        [&](std::size_t i, const Probe& p) {
+          out[i] = count_probe(p);
           return true;
         });
   }
@@ -523,6 +525,19 @@ class BasicGrowableFilter
   }
   /// Fewer than k bits left: the entry cannot know its tag and stays in its first bucket.
   bool pinned(std::uint32_t v) const noexcept { return (v & (0u - v)) > pinned_below_; }
+
+  /// A lookup batch's stage: the key's probe, both buckets prefetched into L2.
+  template <Key K>
+  Probe fetch_for_lookup(const K& key) const noexcept {
+    const Probe p = probe_of(hash_key(hasher_, key));
+    prefetch_bucket<2>(p.first);
+    prefetch_bucket<2>(p.second);
+    return p;
+  }
+
+  std::size_t count_probe(const Probe& p) const noexcept {
+    return count_in(p.first, p.key) + count_in(p.second, p.key) + stash_count(p);
+  }
 
   Probe probe_of(std::uint64_t hash) const noexcept {
     const std::uint64_t base = ((hash >> 32) * base_buckets_) >> 32;

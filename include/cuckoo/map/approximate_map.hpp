@@ -167,6 +167,11 @@ class ApproximateMap {
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
     std::visit([&](const auto& m) { m.contains(keys, out); }, map_);
   }
+  /// out[i] = count(keys[i]): the entries matching key i's fingerprint.
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    std::visit([&](const auto& m) { m.count(keys, out); }, map_);
+  }
   /// key i's values are values[ends[i − 1] .. ends[i]) (ends[−1] = 0); see BasicApproximateMap.
   template <Key K>
   void find(std::span<const K> keys, std::vector<V>& values, std::span<std::size_t> ends) const {

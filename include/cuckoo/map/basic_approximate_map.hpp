@@ -220,6 +220,17 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
         });
   }
 
+  /// out[i] = count(keys[i]); out.size() must be at least keys.size().
+  template <Key K>
+  void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
+    detail::run_prefetch_pipeline<kPipelineDepth>(
+        keys.size(), [&](std::size_t i) { return fetch_probe(keys[i]); },
+        [&](std::size_t i, const Probe& p) {
+          out[i] = matches_of(p).count();
+          return true;
+        });
+  }
+
   /// Inserts (keys[i], values[i]) in order, stopping at the first pair that does not fit; returns
   /// how many were stored (as BasicFilter's batch insert). values.size() must be ≥ keys.size().
   /// Pipelined: kWritePipelineDepth keys ahead, a key is hashed and both its fingerprint lines
