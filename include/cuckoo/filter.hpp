@@ -54,6 +54,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -353,6 +354,12 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   }
 
   std::size_t count_probe(const Probe& p) const noexcept {
+    if constexpr (requires { Table::vector_match_mask_pair(); }) {
+      if constexpr (Table::vector_match_mask_pair()) {
+        return static_cast<std::size_t>(
+            std::popcount(table_.match_mask_pair(p.bucket, p.alt, p.fingerprint)));
+      }
+    }
     return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
   }
 

@@ -65,6 +65,13 @@ void check_level_matches_portable(unsigned bits) {
   fast.contains(std::span<const std::uint64_t>(probes),
                 std::span<bool>(batch.get(), probes.size()));
   for (std::size_t i = 0; i < probes.size(); ++i) ASSERT_EQ(batch[i], static_cast<bool>(single[i]));
+  // Counts: the vector levels count both buckets from one pair mask, the portable one per bucket.
+  std::vector<std::size_t> fast_counts(probes.size()), portable_counts(probes.size());
+  fast.count(std::span<const std::uint64_t>(probes), std::span<std::size_t>(fast_counts));
+  portable.count(std::span<const std::uint64_t>(probes), std::span<std::size_t>(portable_counts));
+  ASSERT_EQ(fast_counts, portable_counts);
+  for (std::size_t i = 0; i < probes.size(); i += 97)
+    ASSERT_EQ(fast_counts[i], fast.count(probes[i]));
 
   // Erase half one key at a time, the rest as a batch; absent keys as well.
   const std::size_t half = stored.size() / 2;

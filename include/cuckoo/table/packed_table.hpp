@@ -233,12 +233,19 @@ class PackedTable {
   /// extractions per bucket; a batch find (value association) spends its compare time here.
   CUCKOO_HOT unsigned match_mask_pair(std::uint64_t b1, std::uint64_t b2,
                                       std::uint32_t value) const noexcept {
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-    if constexpr (kIsa >= Isa::kAvx2 && kAlignedVectorCompare) {
+    if constexpr (vector_match_mask_pair()) {
       return match_mask_pair_avx2_aligned(b1, b2, value);
+    } else {
+      return match_mask_pair_portable(b1, b2, value);
     }
+  }
+  /// Whether match_mask_pair is the vector compare (else two scalar masks, slower than count()).
+  static constexpr bool vector_match_mask_pair() noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    return kIsa >= Isa::kAvx2 && kAlignedVectorCompare;
+#else
+    return false;
 #endif
-    return match_mask_pair_portable(b1, b2, value);
   }
   unsigned match_mask_pair_portable(std::uint64_t b1, std::uint64_t b2,
                                     std::uint32_t value) const noexcept {
