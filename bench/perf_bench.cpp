@@ -9,6 +9,7 @@
 //                          read);
 //   single-key contains vs the single-key floor: the same two reads per key, no prefetch, so only
 //                          what the out-of-order core overlaps by itself;
+//   batched count      vs  batched contains (the same pipeline; counts compare every slot);
 //   single-key erase   vs  the same two reads plus a write to the first line;
 //   batched erase, and the build rate (batch insert, optionally also single-key insert into a
 //   second filter), with the last 5% of the fill and each band of load timed on their own.
@@ -273,6 +274,16 @@ int run(const Options& opt) {
       " = %.2fx single floor; batch speed-up %.2fx\n",
       pos_single, pos_single / floor_single, neg_single, neg_single / floor_single,
       (pos_single + neg_single) / (pos_batch + neg_batch));
+  std::vector<std::size_t> counts(q);
+  const std::span<std::size_t> count_out(counts);
+  const double pos_count = best_of(opt.reps, [&] { filter.count(pos, count_out); }) * per;
+  if (std::count(counts.begin(), counts.end(), std::size_t{0}) != 0)
+    std::printf("  ERROR: a held key counted 0 in the batch!\n");
+  const double neg_count = best_of(opt.reps, [&] { filter.count(neg, count_out); }) * per;
+  std::printf(
+      "count batched:      positive %.2f ns/key = %.2fx batched contains, negative %.2f ns/key"
+      " = %.2fx\n",
+      pos_count, pos_count / pos_batch, neg_count, neg_count / neg_batch);
 
   if (opt.depths) {
     std::printf(
