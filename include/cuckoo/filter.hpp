@@ -44,10 +44,10 @@
 //   Table   a bucketed fingerprint store with PackedTable's interface: read / write / find /
 //           contains / count / entries / has_free / prefetch / prefetch_for_lookup per bucket,
 //           exchange / undo_exchange for kick walks, kBucketSize, kSemiSorted, and construction
-//           from (bucket_count, fingerprint_bits). contains_pair, erase_pair and try_place are
-//           used where a table has them (single-load forms), else composed from the above.
-//           A table may reorder a bucket's entries on write (semi-sorting does); the filter only
-//           relies on a slot index until the next write to that bucket, and undoes a walk
+//           from (bucket_count, fingerprint_bits). contains_pair, count_pair, erase_pair and
+//           try_place are used where a table has them (single-load forms), else composed from the
+//           above. A table may reorder a bucket's entries on write (semi-sorting does); the filter
+//           only relies on a slot index until the next write to that bucket, and undoes a walk
 //           through undo_exchange, which must restore the bucket's exact bits. The filter owns
 //           one table.
 //   Hash    a seeded 64-bit hasher (hash.hpp); XXH3 by default.
@@ -64,6 +64,7 @@
 
 #include "cuckoo/addressing.hpp"
 #include "cuckoo/config.hpp"
+#include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/prefetch_pipeline.hpp"
@@ -185,10 +186,18 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The lookup pipeline.
   template <Key K>
   void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
-    run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
-      out[i] = count_probe(p);
-      return true;
-    });
+    std::size_t* const answers = out.data();
+    if constexpr (requires { table_.lookup_reader().count_pair(0, 0, 0); }) {
+      lookup_pipeline<kPipelineDepth>(
+          keys, [answers](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+            answers[i] = reader.count_pair(p.bucket, p.alt, p.fingerprint);
+          });
+    } else {
+      run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
+        answers[i] = count_probe(p);
+        return true;
+      });
+    }
   }
 
   /// Inserts keys[0], keys[1], ... in order, exactly as that many insert() calls would, and stops
@@ -215,25 +224,15 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   /// The batch lookup with an explicit pipeline depth (a power of two); for tuning.
   template <std::size_t Depth, Key K>
   void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
+    bool* const answers = out.data();
     if constexpr (requires { table_.lookup_reader(); }) {
-      // The loop reads the filter through copies in this frame (see detail/prober.hpp): GCC's
-      // loop through *this reloaded the table's base, the output's address and the length per
-      // key; 0.91-0.94x the time in harness runs, about 1x with memory slower (README,
-      // "Performance").
-      const auto reader = table_.lookup_reader();
-      const Prober prober = prober_();
-      const Hash hasher = hasher_;
-      const K* const in = keys.data();
-      bool* const answers = out.data();
-      detail::run_prefetch_pipeline<Depth>(
-          keys.size(), [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); },
-          [&](std::size_t i, const Probe& p) {
+      lookup_pipeline<Depth>(
+          keys, [answers](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
             answers[i] = reader.contains_pair(p.bucket, p.alt, p.fingerprint);
-            return true;
           });
     } else {
       run_pipeline<Depth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
-        out[i] = contains_probe(p);
+        answers[i] = contains_probe(p);
         return true;
       });
     }
@@ -354,13 +353,11 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   }
 
   std::size_t count_probe(const Probe& p) const noexcept {
-    if constexpr (requires { Table::vector_match_mask_pair(); }) {
-      if constexpr (Table::vector_match_mask_pair()) {
-        return static_cast<std::size_t>(
-            std::popcount(table_.match_mask_pair(p.bucket, p.alt, p.fingerprint)));
-      }
+    if constexpr (requires { table_.count_pair(p.bucket, p.alt, p.fingerprint); }) {
+      return table_.count_pair(p.bucket, p.alt, p.fingerprint);
+    } else {
+      return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
     }
-    return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
   }
 
   bool erase_probe(const Probe& p) noexcept {
@@ -375,6 +372,24 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
       return true;
     }
     return false;
+  }
+
+  /// The batch lookups' loop: answer(reader, i, probe) for each key, over a copy of the table's
+  /// LookupReader, prober and hasher in this frame (see detail/prober.hpp): GCC's loop through
+  /// *this reloaded the table's base, the output's address and the length per key; 0.91-0.94x
+  /// the time in harness runs, about 1x with memory slower (README, "Performance").
+  template <std::size_t Depth, Key K, class Answer>
+  CUCKOO_HOT void lookup_pipeline(std::span<const K> keys, Answer answer) const noexcept {
+    const auto reader = table_.lookup_reader();
+    const Prober prober = prober_();
+    const Hash hasher = hasher_;
+    const K* const in = keys.data();
+    detail::run_prefetch_pipeline<Depth>(
+        keys.size(), [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); },
+        [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+          answer(reader, i, p);
+          return true;
+        });
   }
 
   /// detail::run_prefetch_pipeline over keys, each hashed and both its buckets prefetched

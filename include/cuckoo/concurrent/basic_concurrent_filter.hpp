@@ -79,12 +79,6 @@
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 
-// A lambda forced inline into its caller (the lookup's read, inside the validation loop: out of
-// line it cost a call and a register save per key).
-#ifndef CUCKOO_LAMBDA_HOT
-#define CUCKOO_LAMBDA_HOT __attribute__((always_inline))
-#endif
-
 namespace cuckoo {
 namespace detail {
 #ifdef CUCKOO_TEST_MUTATION_NO_VALIDATION

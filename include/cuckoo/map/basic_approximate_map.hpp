@@ -200,7 +200,8 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
   }
 
   std::size_t count_hash(std::uint64_t hash) const noexcept {
-    return matches_of(probe_of(hash)).count();
+    const Probe p = probe_of(hash);
+    return table_.count_pair(p.bucket, p.alt, p.fingerprint);
   }
 
   bool erase_hash(std::uint64_t hash, const V& value) noexcept {
@@ -226,7 +227,7 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
     detail::run_prefetch_pipeline<kPipelineDepth>(
         keys.size(), [&](std::size_t i) { return fetch_probe(keys[i]); },
         [&](std::size_t i, const Probe& p) {
-          out[i] = matches_of(p).count();
+          out[i] = table_.count_pair(p.bucket, p.alt, p.fingerprint);
           return true;
         });
   }
