@@ -213,6 +213,14 @@ class AtomicPackedTable {
         return table_->contains_pair(b1, b2, value);
       }
     }
+    CUCKOO_HOT unsigned count_pair(std::uint64_t b1, std::uint64_t b2,
+                                   std::uint32_t value) const noexcept {
+      if constexpr (kWholeWordBuckets) {
+        return whole_bucket_count(base_, b1, value) + whole_bucket_count(base_, b2, value);
+      } else {
+        return table_->count(b1, value) + table_->count(b2, value);
+      }
+    }
     CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
       if constexpr (kWholeWordBuckets) {
         whole_word_prefetch(base_, bucket);
@@ -295,8 +303,9 @@ class AtomicPackedTable {
     return false;
   }
 
-  /// How many entries of `bucket` equal `value`.
+  /// How many entries of `bucket` equal `value` (a whole-word bucket from one load).
   unsigned count(std::uint64_t bucket, std::uint32_t value) const noexcept {
+    if constexpr (kWholeWordBuckets) return whole_bucket_count(buffer_.data(), bucket, value);
     unsigned n = 0;
     for (const std::uint32_t entry : entries(bucket)) n += entry == value;
     return n;
@@ -528,6 +537,16 @@ class AtomicPackedTable {
     // subtraction borrows upwards only, and kHighs holds the bucket's lanes alone.
     const std::uint64_t pattern = value * kOnes;
     return (zero_lane_flags(w1 ^ pattern) | zero_lane_flags(w2 ^ pattern)) != 0;
+  }
+  /// How many lanes of a whole-word bucket equal `value`, from one load, by the exact zero-lane
+  /// test: a lane's low bits plus all-ones-but-the-top cannot carry out of the lane, so no lane is
+  /// flagged because of the one below it, as zero_lane_flags may flag lanes above a true one.
+  CUCKOO_HOT static unsigned whole_bucket_count(const std::byte* base, std::uint64_t bucket,
+                                                std::uint32_t value) noexcept {
+    constexpr std::uint64_t kLows = kHighs - kOnes;  // each lane's bits below its top
+    const std::uint64_t x =
+        load_unaligned_word(whole_bucket_at(base, bucket)) ^ (std::uint64_t{value} * kOnes);
+    return static_cast<unsigned>(std::popcount(~(((x & kLows) + kLows) | x) & kHighs));
   }
   /// The SWAR zero test of a whole-word bucket's lanes in x (bit 0 = its first lane's): a flag at
   /// the top of each lane that may be zero; the lowest flag is a true zero lane.
