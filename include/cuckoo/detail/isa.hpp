@@ -30,7 +30,11 @@ enum class Isa : unsigned char {
   kAvx512 = 2,    ///< kAvx2 plus AVX-512 F, VL, BW, DQ and CD.
 };
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+// CUCKOO_NO_X86_VECTOR_PATHS builds the library as for a CPU without them (ARM, say), on x86:
+// the test suite compiles some tests so (cuckoo_no_vector_paths_tests), since no other build would
+// see a vector form named outside its #if.
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(CUCKOO_NO_X86_VECTOR_PATHS)
 #define CUCKOO_HAS_X86_VECTOR_PATHS 1
 // The ISA extensions of each level, as a target attribute (not "arch=": GCC will not inline a
 // function compiled for the default arch into one with another arch, and the lookup path must

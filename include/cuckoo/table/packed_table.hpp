@@ -233,11 +233,10 @@ class PackedTable {
   /// extractions per bucket; a batch find (value association) spends its compare time here.
   CUCKOO_HOT unsigned match_mask_pair(std::uint64_t b1, std::uint64_t b2,
                                       std::uint32_t value) const noexcept {
-    if constexpr (vector_match_mask_pair()) {
-      return match_mask_pair_avx2_aligned(b1, b2, value);
-    } else {
-      return match_mask_pair_portable(b1, b2, value);
-    }
+#if CUCKOO_HAS_X86_VECTOR_PATHS  // the vector forms are declared in x86 builds only
+    if constexpr (vector_match_mask_pair()) return match_mask_pair_avx2_aligned(b1, b2, value);
+#endif
+    return match_mask_pair_portable(b1, b2, value);
   }
 
   /// How many entries of b1 and b2 together equal `value`: the popcount of match_mask_pair where
@@ -245,11 +244,12 @@ class PackedTable {
   /// two masks built slot by slot. BasicFilter's and BasicApproximateMap's count.
   CUCKOO_HOT unsigned count_pair(std::uint64_t b1, std::uint64_t b2,
                                  std::uint32_t value) const noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (vector_match_mask_pair()) {
       return static_cast<unsigned>(std::popcount(match_mask_pair_avx2_aligned(b1, b2, value)));
-    } else {
-      return count(b1, value) + count(b2, value);
     }
+#endif
+    return count(b1, value) + count(b2, value);
   }
   unsigned match_mask_pair_portable(std::uint64_t b1, std::uint64_t b2,
                                     std::uint32_t value) const noexcept {
@@ -297,7 +297,9 @@ class PackedTable {
 
   /// Starts loading `bucket` into L1, for an operation that will write it: the line of the first
   /// of the 8 bytes its compare loads, and the next line too when those bytes straddle it.
-  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept { prefetch_load<3>(bucket); }
+  CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
+    prefetch_load<3>(bucket);
+  }
   /// The same for a lookup, into L2 only: a miss bound for L2 frees its L1 miss buffer sooner,
   /// so more lookups' lines can be in flight at once (see BasicFilter::kPipelineDepth).
   CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
