@@ -43,13 +43,14 @@
 // Template parameters:
 //   Table   a bucketed fingerprint store with PackedTable's interface: read / write / find /
 //           contains / count / entries / has_free / prefetch / prefetch_for_lookup per bucket,
+//           contains_pair / count_pair over a key's two buckets, a lookup_reader() whose reader
+//           answers the same pair questions and prefetches for the batch lookups,
 //           exchange / undo_exchange for kick walks, kBucketSize, kSemiSorted, and construction
-//           from (bucket_count, fingerprint_bits). contains_pair, count_pair, erase_pair and
-//           try_place are used where a table has them (single-load forms), else composed from the
-//           above. A table may reorder a bucket's entries on write (semi-sorting does); the filter
-//           only relies on a slot index until the next write to that bucket, and undoes a walk
-//           through undo_exchange, which must restore the bucket's exact bits. The filter owns
-//           one table.
+//           from (bucket_count, fingerprint_bits). erase_pair and try_place are used where a
+//           table has them (single-load forms), else composed from the above. A table may reorder a
+//           bucket's entries on write (semi-sorting does); the filter only relies on a slot index
+//           until the next write to that bucket, and undoes a walk through undo_exchange, which
+//           must restore the bucket's exact bits. The filter owns one table.
 //   Hash    a seeded 64-bit hasher (hash.hpp); XXH3 by default.
 #pragma once
 
@@ -187,17 +188,10 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   template <Key K>
   void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
     std::size_t* const answers = out.data();
-    if constexpr (requires { table_.lookup_reader().count_pair(0, 0, 0); }) {
-      lookup_pipeline<kPipelineDepth>(
-          keys, [answers](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
-            answers[i] = reader.count_pair(p.bucket, p.alt, p.fingerprint);
-          });
-    } else {
-      run_pipeline<kPipelineDepth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
-        answers[i] = count_probe(p);
-        return true;
-      });
-    }
+    lookup_pipeline<kPipelineDepth>(
+        keys, [answers](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+          answers[i] = reader.count_pair(p.bucket, p.alt, p.fingerprint);
+        });
   }
 
   /// Inserts keys[0], keys[1], ... in order, exactly as that many insert() calls would, and stops
@@ -225,17 +219,10 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   template <std::size_t Depth, Key K>
   void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
     bool* const answers = out.data();
-    if constexpr (requires { table_.lookup_reader(); }) {
-      lookup_pipeline<Depth>(
-          keys, [answers](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
-            answers[i] = reader.contains_pair(p.bucket, p.alt, p.fingerprint);
-          });
-    } else {
-      run_pipeline<Depth, Intent::kLookup>(keys, [&](std::size_t i, const Probe& p) {
-        answers[i] = contains_probe(p);
-        return true;
-      });
-    }
+    lookup_pipeline<Depth>(
+        keys, [answers](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+          answers[i] = reader.contains_pair(p.bucket, p.alt, p.fingerprint);
+        });
   }
 
   /// The batch insert with an explicit pipeline depth (a power of two); for tuning.
@@ -330,16 +317,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   Probe probe_of(std::uint64_t hash) const noexcept { return prober_()(hash); }
 
   bool contains_probe(const Probe& p) const noexcept {
-    if constexpr (requires(const Table& t) {
-                    { t.contains_pair(p.bucket, p.alt, p.fingerprint) } -> std::same_as<bool>;
-                  }) {
-      return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-    } else {
-      // Bitwise |, not ||: both buckets are read without a dependent branch between them.
-      const bool in_first = table_.contains(p.bucket, p.fingerprint);
-      const bool in_second = table_.contains(p.alt, p.fingerprint);
-      return in_first | in_second;
-    }
+    return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
   }
 
   bool insert_probe(const Probe& p) {
@@ -353,11 +331,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   }
 
   std::size_t count_probe(const Probe& p) const noexcept {
-    if constexpr (requires { table_.count_pair(p.bucket, p.alt, p.fingerprint); }) {
-      return table_.count_pair(p.bucket, p.alt, p.fingerprint);
-    } else {
-      return table_.count(p.bucket, p.fingerprint) + table_.count(p.alt, p.fingerprint);
-    }
+    return table_.count_pair(p.bucket, p.alt, p.fingerprint);
   }
 
   bool erase_probe(const Probe& p) noexcept {

@@ -243,6 +243,37 @@ class SemiSortedTable {
     return static_cast<unsigned>(std::popcount(matches(bucket, value)));
   }
 
+  /// True if `b1` or `b2` holds `value`. Each bucket decodes on its own; bitwise |, not ||, so
+  /// that both reads issue without a dependent branch between them.
+  bool contains_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) const noexcept {
+    const bool in_first = contains(b1, value), in_second = contains(b2, value);
+    return in_first | in_second;
+  }
+  /// How many entries of `b1` and `b2` together equal `value`.
+  unsigned count_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) const noexcept {
+    return count(b1, value) + count(b2, value);
+  }
+
+  /// What a batch lookup reads through (PackedTable::LookupReader's interface). A decode needs
+  /// the geometry as well as the base, so this one keeps only the table's address and forwards.
+  class LookupReader {
+   public:
+    explicit LookupReader(const SemiSortedTable& table) noexcept : table_(&table) {}
+    bool contains_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) const noexcept {
+      return table_->contains_pair(b1, b2, value);
+    }
+    unsigned count_pair(std::uint64_t b1, std::uint64_t b2, std::uint32_t value) const noexcept {
+      return table_->count_pair(b1, b2, value);
+    }
+    CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
+      table_->prefetch_for_lookup(bucket);
+    }
+
+   private:
+    const SemiSortedTable* table_;
+  };
+  LookupReader lookup_reader() const noexcept { return LookupReader(*this); }
+
   /// True if every bucket is in canonical form: a tuple index below 3876 and its entries in
   /// ascending order. Always true for a table written through this interface; a loader can use it
   /// to vet bytes from outside.
