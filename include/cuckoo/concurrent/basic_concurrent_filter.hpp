@@ -199,16 +199,18 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// out[i] = contains(keys[i]); out.size() must be at least keys.size(). See quiet_batch.
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    quiet_batch(keys, out, [](const auto& reader, const Probe& p) CUCKOO_LAMBDA_HOT {
-      return reader.contains_pair(p.bucket, p.alt, p.fingerprint);
-    });
+    quiet_batch<&BasicConcurrentFilter::contains_hash>(
+        keys, out, [](const auto& reader, const Probe& p) CUCKOO_LAMBDA_HOT {
+          return reader.contains_pair(p.bucket, p.alt, p.fingerprint);
+        });
   }
   /// out[i] = count(keys[i]); out.size() must be at least keys.size(). See quiet_batch.
   template <Key K>
   void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
-    quiet_batch(keys, out, [](const auto& reader, const Probe& p) CUCKOO_LAMBDA_HOT {
-      return std::size_t{reader.count_pair(p.bucket, p.alt, p.fingerprint)};
-    });
+    quiet_batch<&BasicConcurrentFilter::count_hash>(
+        keys, out, [](const auto& reader, const Probe& p) CUCKOO_LAMBDA_HOT {
+          return std::size_t{reader.count_pair(p.bucket, p.alt, p.fingerprint)};
+        });
   }
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in
   /// (keys[r], if any, failed and changed nothing; later keys were not tried).
@@ -333,11 +335,21 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
 
   // ---- Reads --------------------------------------------------------------------------------
 
-  /// read() of the probe's two buckets as of one instant: optimistic first, then under locks.
+  /// read() of the probe's two buckets as of one instant: MemC3's optimistic read in two levels.
+  /// First validated by the activity word alone (one line that every reader shares); when a
+  /// writer was about, by the two stripes' versions (two more lines, picked by the key's hash),
+  /// retried kOptimisticReads times; then under the stripes' locks.
   template <class Read>
   CUCKOO_HOT auto read_validated(const Probe& p, Read&& read) const noexcept {
-    const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
     if constexpr (!kValidateReads) return read();  // mutation: the tests must then fail
+    {
+      concurrent::StripedVersions::QuietRead quiet(stripes_);
+      quiet.begin();
+      const auto result = read();
+      if (quiet.valid()) [[likely]]
+        return result;
+    }
+    const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
     concurrent::StripedVersions::PairRead optimistic(stripes_, s1, s2);
     for (unsigned attempt = 0; attempt < kOptimisticReads; ++attempt) {
       optimistic.begin();
@@ -348,21 +360,11 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     }
     return read_locked(s1, s2, read);
   }
-  /// Validated first by the activity word alone, as contains_probe is, and by the stripes'
-  /// versions (two more lines, picked by the key's hash) only when a writer was about.
   std::size_t count_probe(const Probe& p) const noexcept {
-    const auto count_both = [&]() CUCKOO_LAMBDA_HOT {
+    return read_validated(p, [&]() CUCKOO_LAMBDA_HOT {
       return std::size_t{table_.count(p.bucket, p.fingerprint)} +
              table_.count(p.alt, p.fingerprint);
-    };
-    if constexpr (kValidateReads) {
-      concurrent::StripedVersions::QuietRead quiet(stripes_);
-      quiet.begin();
-      const std::size_t n = count_both();
-      if (quiet.valid()) [[likely]]
-        return n;
-    }
-    return read_validated(p, count_both);
+    });
   }
   template <class Read>
   [[gnu::noinline, gnu::cold]] auto read_locked(std::size_t s1, std::size_t s2,
@@ -389,11 +391,12 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// The batch lookups: out[i] = answer(reader, probe of keys[i]) through BasicFilter's pipeline,
   /// validated a chunk of kQuietChunk keys at a time by the writer-activity word (see
   /// contains_probe); the keys of a chunk that a writer may have touched are answered again, each
-  /// by the single-key call. The loop reads the filter through copies in this frame (see
-  /// Table::LookupReader): 10.2-11.7 ns per key, against 12.2-13.7 reading it through *this
-  /// (README, "Concurrency"). The batch count validated each key by its stripes' versions before
-  /// 2026-12-02, and read entries one by one: 0.45-0.53x the time now.
-  template <Key K, class T, class Answer>
+  /// by kAnswerOne, the single-key call (a member taking the key's hash). The loop reads the
+  /// filter through copies in this frame (see Table::LookupReader): 10.2-11.7 ns per key, against
+  /// 12.2-13.7 reading it through *this (README, "Concurrency"). The batch count validated each
+  /// key by its stripes' versions before 2026-12-02, and read entries one by one: 0.45-0.53x the
+  /// time now.
+  template <auto kAnswerOne, Key K, class T, class Answer>
   CUCKOO_HOT void quiet_batch(std::span<const K> keys, std::span<T> out,
                               Answer answer) const noexcept {
     const typename Table::LookupReader reader = table_.lookup_reader();
@@ -409,7 +412,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
           out[i] = answer(reader, p);
           if (i + 1 == chunk_end) {
             if (kValidateReads && !chunk.valid()) [[unlikely]]
-              answer_again(keys, out, chunk_start, chunk_end);
+              answer_again<kAnswerOne>(keys, out, chunk_start, chunk_end);
             chunk_start = chunk_end;
             chunk_end = std::min(n, chunk_end + kQuietChunk);
             chunk.begin();
@@ -417,17 +420,11 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
           return true;
         });
   }
-  template <Key K, class T>
+  template <auto kAnswerOne, Key K, class T>
   [[gnu::noinline]] void answer_again(std::span<const K> keys, std::span<T> out, std::size_t begin,
                                       std::size_t end) const noexcept {
-    for (std::size_t i = begin; i < end; ++i) {
-      const std::uint64_t hash = hash_key(hasher_, keys[i]);
-      if constexpr (std::is_same_v<T, bool>) {
-        out[i] = contains_hash(hash);
-      } else {
-        out[i] = count_hash(hash);
-      }
-    }
+    for (std::size_t i = begin; i < end; ++i)
+      out[i] = (this->*kAnswerOne)(hash_key(hasher_, keys[i]));
   }
   [[gnu::noinline]] bool contains_retry(std::uint64_t b1, std::uint64_t b2,
                                         std::uint32_t fp) const noexcept {
