@@ -150,7 +150,7 @@ TEST(ApproximateMapBatches, EraseRemovesWhatSingleErasesRemoveInOrder) {
       cuckoo::ApproximateMap<std::uint32_t> single =
           cuckoo::ApproximateMap<std::uint32_t>::deserialize(batched.serialize());
 
-      std::size_t at = 0, batch_removed = 0, single_removed = 0;
+      std::size_t at = 0, batch_removed = 0;
       for (std::size_t len : {0u, 1u, 15u, 16u, 17u, 100u, 1'000u, 100'000u}) {
         const std::size_t n = std::min(len, erase_keys.size() - at);
         std::size_t single_now = 0;
@@ -162,7 +162,6 @@ TEST(ApproximateMapBatches, EraseRemovesWhatSingleErasesRemoveInOrder) {
                           std::span<const std::uint32_t>(erase_values).subspan(at, n));
         ASSERT_EQ(batch_now, single_now) << label << " at=" << at << " n=" << n;
         batch_removed += batch_now;
-        single_removed += single_now;
         at += n;
       }
       ASSERT_EQ(at, erase_keys.size()) << label;

@@ -175,8 +175,11 @@ class KeyForwarding {
   bool contains(const K& key) const noexcept {
     return self().contains_hash(hash_key(hasher_, key));
   }
-  template <Key K>
-  requires ErasesHashes<Derived>
+  // Self, not Derived, in the constraint: it must be checked where erase is called, when the
+  // comparator is complete. Clang 14 checked ErasesHashes<Derived> while this base was being
+  // instantiated, found the comparator incomplete, and kept "no erase" for good.
+  template <Key K, class Self = Derived>
+  requires ErasesHashes<Self>
   bool erase(const K& key) noexcept { return self().erase_hash(hash_key(hasher_, key)); }
   /// out[i] = contains(keys[i]); out.size() must be at least keys.size().
   template <Key K>
