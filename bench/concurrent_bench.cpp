@@ -180,7 +180,8 @@ void print_neighbours(const CpuSample& from, const char* phase) {
               wall, others / wall, (now.steal - from.steal) / wall);
 }
 
-/// [begin, end) of share t of n items split among `threads`.
+/// [begin, end) of share t of n items split among `threads`. Callers copy it into plain variables,
+/// not a structured binding, which clang before 16 cannot capture in the lambdas that use it.
 std::pair<std::size_t, std::size_t> share(unsigned t, unsigned threads, std::size_t n) {
   return {n * t / threads, n * (t + 1) / threads};
 }
@@ -418,7 +419,8 @@ MixedResult run_mixed(int reps, unsigned threads, Keys lookups, Keys fresh, Keys
       std::exit(1);
     }
     const double s = run_threads(nt, [&](unsigned t) {
-      const auto [b, e] = share(t, nt, lookups.size());
+      const auto range = share(t, nt, lookups.size());
+      const std::size_t b = range.first, e = range.second;
       body(lookups.subspan(b, e - b), fresh.data() + cursor + t * block,
            victims.data() + cursor + t * block, tallies[t]);
     });
@@ -700,7 +702,8 @@ int run(const Options& opt) {
               nt);
   const auto cf_lookups = [&](Keys k) {
     const auto [one, many] = best_1_and_t(opt.reps, nt, [&](unsigned t, unsigned threads) {
-      const auto [b, e] = share(t, threads, k.size());
+      const auto range = share(t, threads, k.size());
+      const std::size_t b = range.first, e = range.second;
       with_core(*c, [&](auto& core) { lookup_single(core, k.subspan(b, e - b), out + b); });
     });
     return std::pair{one * per_q, many * per_q};
@@ -722,7 +725,8 @@ int run(const Options& opt) {
   // turn in every repetition, so that the ratios to the floor compare runs made together.
   const auto cf_batched = [&](Keys k) {
     return [&, k](unsigned t, unsigned threads) {
-      const auto [b, e] = share(t, threads, k.size());
+      const auto range = share(t, threads, k.size());
+      const std::size_t b = range.first, e = range.second;
       with_core(*c,
                 [&](auto& core) { core.contains(k.subspan(b, e - b), outs.subspan(b, e - b)); });
     };
@@ -732,11 +736,13 @@ int run(const Options& opt) {
   const std::function<void(unsigned, unsigned)> batched_bodies[] = {
       cf_batched(pos), cf_batched(neg),
       [&](unsigned t, unsigned threads) {
-        const auto [b, e] = share(t, threads, q);
+        const auto range = share(t, threads, q);
+        const std::size_t b = range.first, e = range.second;
         floor.batched(pos.subspan(b, e - b), out + b);
       },
       [&](unsigned t, unsigned threads) {
-        const auto [b, e] = share(t, threads, q);
+        const auto range = share(t, threads, q);
+        const std::size_t b = range.first, e = range.second;
         with_core(
             f, [&](auto& core) { core.contains(pos.subspan(b, e - b), f_outs.subspan(b, e - b)); });
       }};
@@ -783,7 +789,8 @@ int run(const Options& opt) {
       c->clear();
       const std::size_t e0 = exclusive();
       const double s = run_threads(nt, [&](unsigned t) {
-        const auto [b, e] = share(t, nt, n);
+        const auto range = share(t, nt, n);
+        const std::size_t b = range.first, e = range.second;
         tallies[t].inserted = with_core(*c, [&](auto& core) {
           return batched ? build_batch(core, all.subspan(b, e - b))
                          : build_single(core, all.subspan(b, e - b));
@@ -837,7 +844,8 @@ int run(const Options& opt) {
   LibcuckooMap map(n_mixed);
   map.reserve(n_mixed);
   const double map_build = run_threads(nt, [&](unsigned t) {
-    const auto [b, e] = share(t, nt, n_mixed);
+    const auto range = share(t, nt, n_mixed);
+    const std::size_t b = range.first, e = range.second;
     for (std::size_t i = b; i < e; ++i) map.insert(keys[i], true);
   });
   const long huge_map = total_huge_kb() - huge0;
@@ -881,7 +889,8 @@ int run(const Options& opt) {
   };
   const auto lookups_on = [&](const std::function<void(Keys, bool*)>& body) {
     const auto [one, many] = best_1_and_t(opt.reps, nt, [&](unsigned t, unsigned threads) {
-      const auto [b, e] = share(t, threads, q);
+      const auto range = share(t, threads, q);
+      const std::size_t b = range.first, e = range.second;
       body(mlk.subspan(b, e - b), out + b);
     });
     return Lookups{one * per_q, many * per_q, count_true(out, q)};
