@@ -12,7 +12,8 @@
 #                --skip-set) and write python_bench.md and .csv to BENCH_OUT/python
 #   make bench-callers   one single-key caller program built 16 ways (flags, API, one or two
 #                filters), each against its floor: shows how the caller's build moves the library
-#   make fuzz    build the loader's libFuzzer target with clang and run it for FUZZ_SECONDS
+#   make fuzz    build the libFuzzer targets (the loaders; operations against a model) with clang
+#                and run each for FUZZ_SECONDS
 #
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
@@ -156,21 +157,27 @@ bench-callers: deps $(BUILD)/release/CMakeCache.txt
 	  for p in $(BUILD)/release/bench/cuckoo_{growable,map}_caller_*; do \
 	    $$p && CUCKOO_ISA=portable $$p || exit 1; done; } | tee $(BENCH_OUT)/callers.txt
 
-# The fuzzer runs over a copy of the committed seed corpus (new inputs it finds stay in the build
-# dir); a failing input is written to $(BUILD)/fuzz/artifacts/ and the target fails. Keep such
-# inputs in tests/fuzz/regressions/, where the unit tests replay them. Warnings are errors here
-# too: clang 14 built the target with the project's warnings (-Wpedantic -Wshadow among them)
-# without one on 2026-12-02; an older note said it warned about a bitwise | of two lookups.
+# Two fuzzers, each FUZZ_SECONDS: the loaders (cuckoo_fuzz_load, over tests/fuzz/corpus) and the
+# operations against an exact model (cuckoo_fuzz_ops, over tests/fuzz/ops_corpus). Each runs over a
+# copy of its committed seed corpus (new inputs it finds stay in the build dir); a failing input is
+# written to $(BUILD)/fuzz/artifacts/ and the target fails. Keep such inputs in
+# tests/fuzz/regressions/ or tests/fuzz/ops_regressions/, where the unit tests replay them.
+# Warnings are errors here too: clang 14 built the targets with the project's warnings
+# (-Wpedantic -Wshadow among them) without one on 2026-12-02.
 fuzz: deps
 	CXX=clang++ cmake -S . -B $(BUILD)/fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_WERROR=ON \
 	  -DCUCKOO_BUILD_FUZZ=ON -DCUCKOO_BUILD_TESTS=OFF -DCUCKOO_BUILD_BENCH=OFF \
 	  -DCUCKOO_BUILD_TOOLS=OFF $(CMAKE_FLAGS)
-	cmake --build $(BUILD)/fuzz -j $(JOBS) --target cuckoo_fuzz_load
-	mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/artifacts
+	cmake --build $(BUILD)/fuzz -j $(JOBS) --target cuckoo_fuzz_load cuckoo_fuzz_ops
+	mkdir -p $(BUILD)/fuzz/corpus $(BUILD)/fuzz/ops_corpus $(BUILD)/fuzz/artifacts
 	cp tests/fuzz/corpus/* $(BUILD)/fuzz/corpus/
+	cp tests/fuzz/ops_corpus/* $(BUILD)/fuzz/ops_corpus/
 	$(BUILD)/fuzz/tests/fuzz/cuckoo_fuzz_load -max_total_time=$(FUZZ_SECONDS) -max_len=8192 \
 	  -rss_limit_mb=2048 -malloc_limit_mb=512 -artifact_prefix=$(BUILD)/fuzz/artifacts/ \
 	  $(BUILD)/fuzz/corpus
+	$(BUILD)/fuzz/tests/fuzz/cuckoo_fuzz_ops -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  -rss_limit_mb=2048 -malloc_limit_mb=512 -artifact_prefix=$(BUILD)/fuzz/artifacts/ops- \
+	  $(BUILD)/fuzz/ops_corpus
 
 format:
 	clang-format -i $$(git ls-files '*.hpp' '*.cpp')

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <string>
 #include <vector>
@@ -50,6 +51,24 @@ inline std::vector<std::byte> read_file(const std::filesystem::path& path) {
   std::vector<std::byte> bytes(chars.size());
   for (std::size_t i = 0; i < chars.size(); ++i) bytes[i] = static_cast<std::byte>(chars[i]);
   return bytes;
+}
+
+/// Calls use(path, bytes) for every committed input in tests/fuzz/<folder> for each folder (the
+/// fuzzers' seed corpora and the failing inputs they found; README files are skipped); returns
+/// how many there were.
+template <class Use>
+std::size_t for_each_kept_input(std::initializer_list<const char*> folders, Use&& use) {
+  std::size_t files = 0;
+  for (const char* folder : folders) {
+    for (const auto& entry :
+         std::filesystem::directory_iterator(tests_source_dir() / "fuzz" / folder)) {
+      const auto name = entry.path().filename().string();
+      if (!entry.is_regular_file() || name.starts_with(".") || name.ends_with(".md")) continue;
+      ++files;
+      use(entry.path(), read_file(entry.path()));
+    }
+  }
+  return files;
 }
 
 inline void write_file(const std::filesystem::path& path, const std::vector<std::byte>& bytes) {

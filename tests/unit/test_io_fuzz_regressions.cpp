@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <vector>
 
 #include "cuckoo/cuckoo.hpp"
 #include "support/io_test_support.hpp"
@@ -12,33 +13,27 @@
 namespace {
 
 TEST(FuzzRegressions, EveryKeptInputLoadsOrIsRefused) {
-  std::size_t files = 0;
-  for (const char* folder : {"corpus", "regressions"}) {
-    const auto dir = cuckoo::test::tests_source_dir() / "fuzz" / folder;
-    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-      const auto name = entry.path().filename().string();
-      if (!entry.is_regular_file() || name.starts_with(".") || name.ends_with(".md")) continue;
-      SCOPED_TRACE(entry.path().string());
-      ++files;
-      const auto bytes = cuckoo::test::read_file(entry.path());
-      try {
-        cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
-        for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
-        EXPECT_EQ(cuckoo::test::lost_after_use(filter), "");
-      } catch (const cuckoo::format_error&) {
-      }
-      try {
-        (void)cuckoo::Filter::map(entry.path());
-      } catch (const cuckoo::format_error&) {
-      }
-      try {
-        auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
-        for (std::uint64_t key = 0; key < 64; ++key) (void)map.find(key);
-        EXPECT_EQ(cuckoo::test::lost_after_use(map), "");
-      } catch (const cuckoo::format_error&) {
-      }
-    }
-  }
+  const std::size_t files = cuckoo::test::for_each_kept_input(
+      {"corpus", "regressions"},
+      [](const std::filesystem::path& path, const std::vector<std::byte>& bytes) {
+        SCOPED_TRACE(path.string());
+        try {
+          cuckoo::Filter filter = cuckoo::Filter::deserialize(bytes);
+          for (std::uint64_t key = 0; key < 64; ++key) (void)filter.contains(key);
+          EXPECT_EQ(cuckoo::test::lost_after_use(filter), "");
+        } catch (const cuckoo::format_error&) {
+        }
+        try {
+          (void)cuckoo::Filter::map(path);
+        } catch (const cuckoo::format_error&) {
+        }
+        try {
+          auto map = cuckoo::ApproximateMap<std::uint32_t>::deserialize(bytes);
+          for (std::uint64_t key = 0; key < 64; ++key) (void)map.find(key);
+          EXPECT_EQ(cuckoo::test::lost_after_use(map), "");
+        } catch (const cuckoo::format_error&) {
+        }
+      });
   EXPECT_GE(files, 8u);  // the seed corpus is there
 }
 
