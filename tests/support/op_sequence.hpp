@@ -15,7 +15,8 @@
 //   - erase of a stored key succeeds (keys are erased only while stored: erasing a key never
 //     inserted may take another key's entry, as the README says);
 //   - a batch insert stores a prefix of its keys and the batch erase removes each stored key;
-//   - size() is the model's size; a save and load gives the same bytes and the same answers.
+//   - size() is the model's size; a save and load gives the same bytes and the same answers, and so
+//     does a conversion between Filter and ConcurrentFilter, both ways.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -201,11 +203,22 @@ class FilterOps {
               std::to_string(size_) + " " + when);
     }
   }
+  /// A save and load; and the conversion between Filter and ConcurrentFilter both ways, which
+  /// must also give the same bytes, where the filter is one that ConcurrentFilter holds.
   void reload() {
     const std::vector<std::byte> bytes = filter_.serialize();
     F again = F::deserialize(bytes);
     if (again.serialize() != bytes) op_fail("a reloaded filter serializes differently");
     check(again, "after a reload");
+    if constexpr (std::is_same_v<F, ConcurrentFilter>) {
+      if (ConcurrentFilter(filter_.to_filter()).serialize() != bytes) {
+        op_fail("a ConcurrentFilter converted to a Filter and back serializes differently");
+      }
+    } else if (!filter_.semi_sorted() && !filter_.growable() && !filter_.blocked()) {
+      if (ConcurrentFilter(filter_).to_filter().serialize() != bytes) {
+        op_fail("a Filter converted to a ConcurrentFilter and back serializes differently");
+      }
+    }
     filter_ = std::move(again);
   }
   void expect_size(const char* after) const {
