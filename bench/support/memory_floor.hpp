@@ -50,7 +50,7 @@ class Floor {
     return (x ^ y) == key;  // a result that depends on every read
   }
 
-  /// The same pipeline as BasicFilter::run_pipeline for lookups, with the same prefetch (into L2).
+  /// The same pipeline as BasicFilter::lookup_pipeline, with the same prefetch (into L2).
   template <std::size_t Depth, bool kHash, unsigned kLines = 2>
   void batched(std::span<const std::uint64_t> keys, bool* out) const {
     Lines ring[Depth];

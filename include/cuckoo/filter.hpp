@@ -208,7 +208,7 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   template <Key K>
   std::size_t erase(std::span<const K> keys) noexcept {
     std::size_t removed = 0;
-    run_pipeline<kWritePipelineDepth, Intent::kWrite>(keys, [&](std::size_t, const Probe& p) {
+    write_pipeline<kWritePipelineDepth>(keys, [&](std::size_t, const Probe& p) {
       removed += erase_probe(p) ? 1 : 0;
       return true;
     });
@@ -302,8 +302,6 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
     { t.erase_pair(b, b, v) } -> std::same_as<bool>;
   };
 
-  using Intent = detail::Intent;
-
   using Probe = detail::Probe;
 
   using BfsNode = detail::BfsNode;
@@ -366,15 +364,16 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
         });
   }
 
-  /// detail::run_prefetch_pipeline over keys, each hashed and both its buckets prefetched
-  /// (for reading or for writing, as kIntent says) Depth keys ahead of step(i, probe).
-  template <std::size_t Depth, Intent kIntent, Key K, class Step>
-  std::size_t run_pipeline(std::span<const K> keys, Step&& step) const {
+  /// detail::run_prefetch_pipeline over keys, each hashed and both its buckets prefetched for
+  /// writing Depth keys ahead of step(i, probe): the batch erase's (the lookups run through
+  /// lookup_pipeline, the inserts through insert_pipelined).
+  template <std::size_t Depth, Key K, class Step>
+  std::size_t write_pipeline(std::span<const K> keys, Step&& step) const {
     return detail::run_prefetch_pipeline<Depth>(
         keys.size(),
         [&](std::size_t i) {
           const Probe p = probe_of(hash_key(hasher_, keys[i]));
-          detail::prefetch_buckets<kIntent>(table_, p.bucket, p.alt);
+          detail::prefetch_buckets<detail::Intent::kWrite>(table_, p.bucket, p.alt);
           return p;
         },
         step);

@@ -235,7 +235,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   std::size_t erase(std::span<const K> keys) noexcept {
     const concurrent::StripedVersions::WriteScope writing(stripes_);
     std::size_t removed = 0;
-    run_pipeline<kWritePipelineDepth, Intent::kWrite>(keys, [&](std::size_t, const Probe& p) {
+    write_pipeline<kWritePipelineDepth>(keys, [&](std::size_t, const Probe& p) {
       removed += erase_probe(p) ? 1 : 0;
       return true;
     });
@@ -291,7 +291,6 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   static constexpr bool kMayKeepOffsets =
       Table::kFixedBits == 0 || Table::kFixedBits <= kOffsetTableMaxBits;
 
-  using Intent = detail::Intent;
   enum class PathResult { kInserted, kNoPath, kRaced };
 
   using Probe = detail::Probe;
@@ -572,14 +571,14 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return false;
   }
 
-  /// detail::run_prefetch_pipeline over keys, as BasicFilter's.
-  template <std::size_t Depth, Intent kIntent, Key K, class Step>
-  void run_pipeline(std::span<const K> keys, Step&& step) const {
+  /// detail::run_prefetch_pipeline over keys, as BasicFilter's write_pipeline (the batch erase's).
+  template <std::size_t Depth, Key K, class Step>
+  void write_pipeline(std::span<const K> keys, Step&& step) const {
     detail::run_prefetch_pipeline<Depth>(
         keys.size(),
         [&](std::size_t i) {
           const Probe p = probe_of(hash_key(hasher_, keys[i]));
-          detail::prefetch_buckets<kIntent>(table_, p.bucket, p.alt);
+          detail::prefetch_buckets<detail::Intent::kWrite>(table_, p.bucket, p.alt);
           return p;
         },
         step);
