@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
@@ -291,6 +292,24 @@ TEST(IsaDispatch, SavedBytesDoNotDependOnTheLevel) {
   EXPECT_EQ(loaded.isa(), filter.isa());
   EXPECT_EQ(loaded.serialize(), bytes);
   for (std::uint64_t k = 0; k < 5000; ++k) ASSERT_TRUE(loaded.contains(k));
+}
+
+// popcount_at writes POPCNT out at the vector levels in builds without -mpopcnt: it must count
+// as std::popcount does, at every level this CPU runs (the edges and random words).
+TEST(IsaDispatch, PopcountAtEveryLevelIsStdPopcount) {
+  cuckoo::detail::SplitMix64 rng(7);
+  std::vector<std::uint64_t> words = {0, 1, ~std::uint64_t{0}, std::uint64_t{1} << 63};
+  for (int i = 0; i < 1000; ++i) words.push_back(rng() & rng());
+  for (const std::uint64_t x : words) {
+    const auto expected = static_cast<unsigned>(std::popcount(x));
+    ASSERT_EQ(cuckoo::detail::popcount_at<cuckoo::Isa::kPortable>(x), expected) << x;
+    if (cuckoo::active_isa() >= cuckoo::Isa::kAvx2) {
+      ASSERT_EQ(cuckoo::detail::popcount_at<cuckoo::Isa::kAvx2>(x), expected) << x;
+    }
+    if (cuckoo::active_isa() >= cuckoo::Isa::kAvx512) {
+      ASSERT_EQ(cuckoo::detail::popcount_at<cuckoo::Isa::kAvx512>(x), expected) << x;
+    }
+  }
 }
 
 TEST(IsaDispatch, EnvironmentOnlyLowersTheLevel) {

@@ -368,7 +368,7 @@ class BasicBlockedFilter : public detail::KeyForwarding<BasicBlockedFilter<L, Ha
   std::byte* block(std::uint64_t b) noexcept { return table_.block(b); }
 
   static bool has_room(const std::byte* b) noexcept {
-    return detail::pocket::size(b) < kSlotsPerBlock;
+    return detail::pocket::size<L>(b) < kSlotsPerBlock;
   }
 
   bool insert_probe(const Probe& p) {

@@ -173,8 +173,10 @@ inline void store_tail(std::byte* block, const Tail& t) noexcept {
   block[kCountByte + 1] = static_cast<std::byte>(t.counts[1]);
 }
 
+/// The items of a block (one header bit each). L: the level whose POPCNT to use (popcount_at).
+template <Isa L = Isa::kPortable>
 inline unsigned item_count(const Tail& t) noexcept {
-  return static_cast<unsigned>(std::popcount(t.w0) + std::popcount(t.w1) + std::popcount(t.w2));
+  return popcount_at<L>(t.w0) + popcount_at<L>(t.w1) + popcount_at<L>(t.w2);
 }
 
 inline void set_threshold(std::byte* block, unsigned t) noexcept {
@@ -455,11 +457,12 @@ inline unsigned count(const std::byte* block, unsigned v) noexcept {
   if (!m.ok) [[unlikely]] {
     return count_in(block, list_span_wide(load_tail(block), list_of(v)), remainder_of(v));
   }
-  return static_cast<unsigned>(std::popcount(m.matches));
+  return popcount_at<L>(m.matches);
 }
 
+template <Isa L = Isa::kPortable>
 inline unsigned size(const std::byte* block) noexcept {
-  return item_count(load_tail(block));
+  return item_count<L>(load_tail(block));
 }
 
 /// The low n bits of a word, n ≤ 64, without a branch.
@@ -691,8 +694,7 @@ template <Isa L>
         L == Isa::kAvx512 ? at_most_slots_avx512(block, r) : at_most_slots_avx2(block, r);
     const FastSpan span = fast_span<L>(block, list_of(v));
     if (span.ok()) [[likely]] {
-      return span.begin +
-             static_cast<unsigned>(std::popcount(in_span(at_most, span.begin, span.length)));
+      return span.begin + popcount_at<L>(in_span(at_most, span.begin, span.length));
     }
   }
 #endif
@@ -725,7 +727,7 @@ inline void add(std::byte* block, unsigned v) noexcept {
 template <Isa L>
 inline bool try_add(std::byte* block, unsigned v) noexcept {
   const Tail t = load_tail(block);
-  if (item_count(t) >= kSlots) return false;
+  if (item_count<L>(t) >= kSlots) return false;
   add_loaded<L>(block, t, v);
   return true;
 }

@@ -546,7 +546,7 @@ class AtomicPackedTable {
     constexpr std::uint64_t kLows = kHighs - kOnes;  // each lane's bits below its top
     const std::uint64_t x =
         load_unaligned_word(whole_bucket_at(base, bucket)) ^ (std::uint64_t{value} * kOnes);
-    return static_cast<unsigned>(std::popcount(~(((x & kLows) + kLows) | x) & kHighs));
+    return detail::popcount_at<kIsa>(~(((x & kLows) + kLows) | x) & kHighs);
   }
   /// The SWAR zero test of a whole-word bucket's lanes in x (bit 0 = its first lane's): a flag at
   /// the top of each lane that may be zero; the lowest flag is a true zero lane.

@@ -18,6 +18,8 @@
 // compare or test the levels on one machine.
 #pragma once
 
+#include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <string_view>
 
@@ -108,6 +110,24 @@ constexpr Isa table_isa() noexcept {
   } else {
     return Isa::kPortable;
   }
+}
+
+/// std::popcount at level L. Every vector level has POPCNT (the target attributes name it), but a
+/// function on a level's path that the compiler keeps out of line (as it may any function not
+/// forced inline) is compiled for the build's own flags, and there, without -mpopcnt, std::popcount
+/// is a call into libgcc (__popcountdi2, a table walk). At the vector levels the instruction is
+/// written out instead, so that it is one instruction wherever the code lands; in builds whose
+/// flags have POPCNT, and at the portable level, it is std::popcount.
+template <Isa L>
+[[gnu::always_inline]] inline unsigned popcount_at(std::uint64_t x) noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS && !defined(__POPCNT__)
+  if constexpr (L != Isa::kPortable) {
+    std::uint64_t n;
+    asm("popcnt {%1, %0|%0, %1}" : "=r"(n) : "rm"(x) : "cc");
+    return static_cast<unsigned>(n);
+  }
+#endif
+  return static_cast<unsigned>(std::popcount(x));
 }
 
 inline Isa detect_cpu_isa() noexcept {
