@@ -158,10 +158,9 @@ class FilterOps {
   void erase_batch(OpReader& in) {
     const std::uint8_t pick = in.next();
     std::vector<std::uint64_t> keys;
-    std::map<unsigned, std::size_t> left = model_;
-    for (auto& [id, copies] : left) {
+    for (const auto& [id, copies] : model_) {
       if (id >= kFirstStringId) continue;
-      for (; copies > 0 && keys.size() < pick % kMaxBatch; --copies) keys.push_back(id);
+      for (std::size_t c = 0; c < copies && keys.size() < pick % kMaxBatch; ++c) keys.push_back(id);
     }
     std::reverse(keys.begin(), keys.end());  // not in key order
     const std::size_t removed = filter_.erase(std::span<const std::uint64_t>(keys));
