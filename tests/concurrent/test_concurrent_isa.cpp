@@ -34,6 +34,7 @@ TEST(ConcurrentIsa, FacadePicksTheCpusLevelForWholeWordBuckets) {
     const cuckoo::ConcurrentFilter filter{
         cuckoo::Config{.capacity = 1000, .fingerprint_bits = f, .bucket_size = 4}};
     EXPECT_EQ(level_of(filter), cpu_runs_avx2_level() ? Isa::kAvx2 : Isa::kPortable) << f;
+    EXPECT_EQ(filter.isa(), level_of(filter)) << f;
     // A copy, a snapshot's way back and a loaded file take the same level.
     EXPECT_EQ(level_of(cuckoo::ConcurrentFilter(filter.to_filter())), level_of(filter));
   }
@@ -41,6 +42,7 @@ TEST(ConcurrentIsa, FacadePicksTheCpusLevelForWholeWordBuckets) {
     const cuckoo::ConcurrentFilter filter{
         cuckoo::Config{.capacity = 1000, .fingerprint_bits = f, .bucket_size = b}};
     EXPECT_EQ(level_of(filter), Isa::kPortable) << b << " " << f;
+    EXPECT_EQ(filter.isa(), Isa::kPortable) << b << " " << f;
   }
 }
 

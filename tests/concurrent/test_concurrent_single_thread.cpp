@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -63,6 +64,36 @@ TEST(ConcurrentSingleThread, BitIdenticalToFilterForEveryShape) {
       counted_above_one += n > 1;
     }
     EXPECT_GT(counted_above_one, 0u) << "b=" << s.b << " f=" << s.f;
+  }
+}
+
+// Keys inserted until refused: count is every entry of the key's two buckets that matches it (the
+// copies, and other keys' entries with the same fingerprint), single-key and batched, and falls by
+// one with each erase. The counts sum both buckets' lane flags in one word (at the portable level
+// by a multiplication into the top lane), and a pair full of matches, 2b, is the largest sum they
+// must carry: most keys reach it (those that do not share their pair with an entry of another
+// fingerprint whose other bucket is in the same pair, which no search can move out).
+TEST(ConcurrentSingleThread, CountsEveryCopyUpToBothBucketsFull) {
+  for (const Shape s : kShapes) {
+    const cuckoo::Config cfg{.capacity = 3000, .fingerprint_bits = s.f, .bucket_size = s.b};
+    cuckoo::ConcurrentFilter filter{cfg};
+    for (std::uint64_t key : cuckoo::test::random_keys(1000, s.b * 1000 + s.f)) filter.insert(key);
+    std::size_t full_pairs = 0;
+    for (std::uint64_t key : cuckoo::test::random_keys(20, s.b * 1000 + s.f + 1)) {
+      std::size_t matches = filter.count(key);
+      while (filter.insert(key)) ++matches;
+      ASSERT_EQ(filter.count(key), matches) << "b=" << s.b << " f=" << s.f;
+      std::size_t batched = 0;
+      filter.count(std::span<const std::uint64_t>(&key, 1), std::span<std::size_t>(&batched, 1));
+      ASSERT_EQ(batched, matches) << "b=" << s.b << " f=" << s.f;
+      ASSERT_LE(matches, 2u * s.b);
+      full_pairs += matches == 2u * s.b;
+      for (std::size_t left = matches; left-- > 0;) {
+        ASSERT_TRUE(filter.erase(key));
+        ASSERT_EQ(filter.count(key), left) << "b=" << s.b << " f=" << s.f;
+      }
+    }
+    EXPECT_GE(full_pairs, 10u) << "b=" << s.b << " f=" << s.f;
   }
 }
 

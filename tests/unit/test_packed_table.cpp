@@ -1,7 +1,7 @@
 // The bit-packed table: every width 2..32 with every bucket size reads back what was written,
-// leaves its neighbours alone, and its word-at-a-time find / contains / count / match_mask agree
-// with a plain per-slot model, including on buckets crafted so that the SWAR trick's spurious lanes
-// appear.
+// leaves its neighbours alone, and its word-at-a-time find / contains / count / count_pair /
+// match_mask agree with a plain per-slot model, including on buckets crafted so that the SWAR
+// trick's spurious lanes appear.
 #include "cuckoo/table/packed_table.hpp"
 
 #include <gtest/gtest.h>
@@ -57,6 +57,9 @@ void check_table(unsigned bits, std::uint64_t buckets, std::uint64_t seed) {
         ASSERT_EQ(table.find(probe, q), first) << "b=" << B << " f=" << bits << " q=" << q;
         ASSERT_EQ(table.contains(probe, q), first >= 0);
         ASSERT_EQ(table.count(probe, q), n);
+        unsigned in_b = 0;
+        for (unsigned j = 0; j < B; ++j) in_b += model[b * B + j] == q;
+        ASSERT_EQ(table.count_pair(probe, b, q), n + in_b) << "b=" << B << " f=" << bits;
       }
     }
   }

@@ -216,9 +216,9 @@ class AtomicPackedTable {
     CUCKOO_HOT unsigned count_pair(std::uint64_t b1, std::uint64_t b2,
                                    std::uint32_t value) const noexcept {
       if constexpr (kWholeWordBuckets) {
-        return whole_bucket_count(base_, b1, value) + whole_bucket_count(base_, b2, value);
+        return whole_word_count_pair(base_, b1, b2, value);
       } else {
-        return table_->count(b1, value) + table_->count(b2, value);
+        return table_->count_pair(b1, b2, value);
       }
     }
     CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
@@ -266,6 +266,59 @@ class AtomicPackedTable {
       hits |= ((x1 - ones_) & ~x1) | ((x2 - ones_) & ~x2);
     }
     return (hits & highs_) != 0;
+  }
+
+  /// How many entries of `b1` and `b2` together equal `value`, read as contains_pair reads them
+  /// (one load per bucket that fits one) and counted by the exact zero-lane test.
+  CUCKOO_HOT unsigned count_pair(std::uint64_t b1, std::uint64_t b2,
+                                 std::uint32_t value) const noexcept {
+    if constexpr (kWholeWordBuckets) return whole_word_count_pair(buffer_.data(), b1, b2, value);
+    const std::uint64_t pattern = value * ones_;
+    const std::uint64_t lows = highs_ - ones_;
+    if (group() == kSlots) {
+      const unsigned width = kSlots * fingerprint_bits();
+      std::uint64_t x1, x2;
+      if (bucket_fits_one_load()) {
+        x1 = load_bucket_window(b1 * width);
+        CUCKOO_WIDEN_RACE_WINDOW();
+        x2 = load_bucket_window(b2 * width);
+      } else {
+        const std::uint64_t* base = words();
+        const WindowAt at1 = window_at(b1 * width, width);
+        const WindowAt at2 = window_at(b2 * width, width);
+        x1 = load_window(base, at1);
+        CUCKOO_WIDEN_RACE_WINDOW();
+        x2 = load_window(base, at2);
+      }
+      x1 = (x1 & group_mask(width)) ^ pattern;
+      x2 = (x2 & group_mask(width)) ^ pattern;
+      return detail::pair_flag_count<kIsa>(exact_zero_lanes(x1, lows, highs_),
+                                           exact_zero_lanes(x2, lows, highs_), ones_,
+                                           fingerprint_bits(), kSlots);
+    }
+    unsigned n = 0;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      const std::uint64_t x1 = group_word(b1, lane) ^ pattern;
+      const std::uint64_t x2 = group_word(b2, lane) ^ pattern;
+      n += detail::pair_flag_count<kIsa>(exact_zero_lanes(x1, lows, highs_),
+                                         exact_zero_lanes(x2, lows, highs_), ones_,
+                                         fingerprint_bits(), group());
+    }
+    return n;
+  }
+  /// count_pair between two loads of a validation word, as contains_pair_between.
+  CUCKOO_HOT unsigned count_pair_between(const std::uint64_t* word, std::uint64_t b1,
+                                         std::uint64_t b2, std::uint32_t value,
+                                         std::uint64_t& before,
+                                         std::uint64_t& after) const noexcept {
+    if constexpr (kReadsBetweenByAssembly && !kWidenedRaceWindows) {
+      return this->whole_word_count_between(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                            before, after);
+    }
+    before = std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_acquire);
+    const unsigned n = count_pair(b1, b2, value);
+    after = std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_relaxed);
+    return n;
   }
 
   /// contains_pair between two loads of a validation word (StripedVersions::activity_word):
@@ -484,6 +537,23 @@ class AtomicPackedTable {
     }
     return any_hit_broadcast(x1, x2, value);
   }
+  /// whole_word_count_pair of the buckets whose bytes start at `at1` and `at2`, read between two
+  /// loads of `word` in one assembly statement, for the reason any_hit_avx2_between gives.
+  CUCKOO_HOT static unsigned whole_word_count_between(const std::uint64_t* word,
+                                                      const std::byte* at1, const std::byte* at2,
+                                                      std::uint32_t value, std::uint64_t& before,
+                                                      std::uint64_t& after) noexcept {
+    std::uint64_t w1, w2;
+    asm volatile(
+        "mov {%[word], %[before]|%[before], %[word]}\n\t"
+        "mov {%[b1], %[w1]|%[w1], %[b1]}\n\t"
+        "mov {%[b2], %[w2]|%[w2], %[b2]}\n\t"
+        "mov {%[word], %[after]|%[after], %[word]}"
+        : [before] "=&r"(before), [w1] "=&r"(w1), [w2] "=&r"(w2), [after] "=r"(after)
+        : [word] "m"(*word), [b1] "m"(*reinterpret_cast<const UnalignedWord*>(at1)),
+          [b2] "m"(*reinterpret_cast<const UnalignedWord*>(at2)));
+    return whole_word_count(w1, w2, value);
+  }
   /// The 8 bytes at `at` (little-endian: x86) in every 64-bit element, by one instruction.
   CUCKOO_AVX2_FN static __m256i broadcast_word_at(const std::byte* at) noexcept {
     __m256i out;
@@ -538,15 +608,41 @@ class AtomicPackedTable {
     const std::uint64_t pattern = value * kOnes;
     return (zero_lane_flags(w1 ^ pattern) | zero_lane_flags(w2 ^ pattern)) != 0;
   }
-  /// How many lanes of a whole-word bucket equal `value`, from one load, by the exact zero-lane
-  /// test: a lane's low bits plus all-ones-but-the-top cannot carry out of the lane, so no lane is
-  /// flagged because of the one below it, as zero_lane_flags may flag lanes above a true one.
-  CUCKOO_HOT static unsigned whole_bucket_count(const std::byte* base, std::uint64_t bucket,
-                                                std::uint32_t value) noexcept {
-    constexpr std::uint64_t kLows = kHighs - kOnes;  // each lane's bits below its top
+  /// The top bit of every lane of x that is zero, by the exact zero-lane test: a lane's low bits
+  /// (`lows`: each lane's bits below its top) plus all-ones-but-the-top cannot carry out of the
+  /// lane, so no lane is flagged because of the one below it, as zero_lane_flags may flag lanes
+  /// above a true one. detail::pair_flag_count counts two buckets' flags.
+  static constexpr std::uint64_t exact_zero_lanes(std::uint64_t x, std::uint64_t lows,
+                                                  std::uint64_t highs) noexcept {
+    return ~(((x & lows) + lows) | x) & highs;
+  }
+  /// How many lanes of the whole-word buckets w1 and w2 together equal `value`.
+  CUCKOO_HOT static unsigned whole_word_count(std::uint64_t w1, std::uint64_t w2,
+                                              std::uint32_t value) noexcept {
+    constexpr std::uint64_t kLows = kHighs - kOnes;
+    const std::uint64_t pattern = std::uint64_t{value} * kOnes;
+    return detail::pair_flag_count<kIsa>(exact_zero_lanes(w1 ^ pattern, kLows, kHighs),
+                                         exact_zero_lanes(w2 ^ pattern, kLows, kHighs), kOnes,
+                                         kFixedBits, kSlots);
+  }
+
+  /// How many entries of the whole-word buckets b1 and b2 in the table at `base` equal `value`:
+  /// both loads issued before either is used.
+  CUCKOO_HOT static unsigned whole_word_count_pair(const std::byte* base, std::uint64_t b1,
+                                                   std::uint64_t b2, std::uint32_t value) noexcept {
+    const std::byte* const at1 = whole_bucket_at(base, b1);
+    const std::byte* const at2 = whole_bucket_at(base, b2);
+    const std::uint64_t w1 = load_unaligned_word(at1);
+    CUCKOO_WIDEN_RACE_WINDOW();
+    const std::uint64_t w2 = load_unaligned_word(at2);
+    return whole_word_count(w1, w2, value);
+  }
+  /// How many lanes of one whole-word bucket equal `value`, from one load.
+  static unsigned whole_bucket_count(const std::byte* base, std::uint64_t bucket,
+                                     std::uint32_t value) noexcept {
     const std::uint64_t x =
         load_unaligned_word(whole_bucket_at(base, bucket)) ^ (std::uint64_t{value} * kOnes);
-    return detail::popcount_at<kIsa>(~(((x & kLows) + kLows) | x) & kHighs);
+    return detail::popcount_at<kIsa>(exact_zero_lanes(x, kHighs - kOnes, kHighs));
   }
   /// The SWAR zero test of a whole-word bucket's lanes in x (bit 0 = its first lane's): a flag at
   /// the top of each lane that may be zero; the lowest flag is a true zero lane.

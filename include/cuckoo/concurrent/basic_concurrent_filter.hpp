@@ -192,7 +192,9 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     table_.prefetch(p.alt);
     return erase_probe(p);
   }
-  std::size_t count_hash(std::uint64_t hash) const noexcept { return count_probe(probe_of(hash)); }
+  CUCKOO_HOT std::size_t count_hash(std::uint64_t hash) const noexcept {
+    return count_probe(probe_of(hash));
+  }
 
   // ---- Batches: BasicFilter's pipeline; each key's operation is the single-key one -----------
 
@@ -334,49 +336,16 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
 
   // ---- Reads --------------------------------------------------------------------------------
 
-  /// read() of the probe's two buckets as of one instant: MemC3's optimistic read in two levels.
-  /// First validated by the activity word alone (one line that every reader shares); when a
-  /// writer was about, by the two stripes' versions (two more lines, picked by the key's hash),
-  /// retried kOptimisticReads times; then under the stripes' locks.
-  template <class Read>
-  CUCKOO_HOT auto read_validated(const Probe& p, Read&& read) const noexcept {
-    if constexpr (!kValidateReads) return read();  // mutation: the tests must then fail
-    {
-      concurrent::StripedVersions::QuietRead quiet(stripes_);
-      quiet.begin();
-      const auto result = read();
-      if (quiet.valid()) [[likely]]
-        return result;
-    }
-    const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
-    concurrent::StripedVersions::PairRead optimistic(stripes_, s1, s2);
-    for (unsigned attempt = 0; attempt < kOptimisticReads; ++attempt) {
-      optimistic.begin();
-      const auto result = read();
-      if (optimistic.valid()) [[likely]]
-        return result;
-      concurrent::cpu_relax();
-    }
-    return read_locked(s1, s2, read);
-  }
-  std::size_t count_probe(const Probe& p) const noexcept {
-    return read_validated(p, [&]() CUCKOO_LAMBDA_HOT {
-      return std::size_t{table_.count(p.bucket, p.fingerprint)} +
-             table_.count(p.alt, p.fingerprint);
-    });
-  }
-  template <class Read>
-  [[gnu::noinline, gnu::cold]] auto read_locked(std::size_t s1, std::size_t s2,
-                                                Read& read) const noexcept {
-    const concurrent::StripePairGuard locked(stripes_, s1, s2);
-    return read();
-  }
-
-  /// read_validated for the lookup, written out as one straight try with the retries out of
-  /// line: with the read as a lambda, GCC kept the probe on the stack (its address escaped to the
-  /// locked fallback), and with the retry loop inline it hoisted the loop's state into spills.
-  /// The table reads the activity word around the buckets itself (a QuietRead's loads), so that
-  /// where it reads them by assembly no fence makes the caller's loop reload the filter.
+  /// The probe's two buckets read as of one instant: MemC3's optimistic read in two levels. First
+  /// validated by the activity word alone (one line that every reader shares); when a writer was
+  /// about, by the two stripes' versions (two more lines, picked by the key's hash), retried up to
+  /// kOptimisticReads times in all (pair_retry); then under the stripes' locks.
+  ///
+  /// Written out as one straight try with the retries out of line: with the read as a lambda, GCC
+  /// kept the probe on the stack (its address escaped to the locked fallback), and with the retry
+  /// loop inline it hoisted the loop's state into spills. The table reads the activity word around
+  /// the buckets itself (a QuietRead's loads), so that where it reads them by assembly no fence
+  /// makes the caller's loop reload the filter. count_probe is the same read, counting.
   CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
@@ -385,7 +354,17 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
                                                   p.fingerprint, before, after);
     if (concurrent::StripedVersions::quiet(before, after)) [[likely]]
       return hit;
-    return contains_retry(p.bucket, p.alt, p.fingerprint);
+    return pair_retry<&Table::contains_pair>(p.bucket, p.alt, p.fingerprint);
+  }
+  CUCKOO_HOT std::size_t count_probe(const Probe& p) const noexcept {
+    if constexpr (!kValidateReads)  // mutation: unvalidated reads
+      return table_.count_pair(p.bucket, p.alt, p.fingerprint);
+    std::uint64_t before, after;
+    const unsigned n = table_.count_pair_between(stripes_.activity_word(), p.bucket, p.alt,
+                                                 p.fingerprint, before, after);
+    if (concurrent::StripedVersions::quiet(before, after)) [[likely]]
+      return n;
+    return pair_retry<&Table::count_pair>(p.bucket, p.alt, p.fingerprint);
   }
   /// The batch lookups: out[i] = answer(reader, probe of keys[i]) through BasicFilter's pipeline,
   /// validated a chunk of kQuietChunk keys at a time by the writer-activity word (see
@@ -425,17 +404,21 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     for (std::size_t i = begin; i < end; ++i)
       out[i] = (this->*kAnswerOne)(hash_key(hasher_, keys[i]));
   }
-  [[gnu::noinline]] bool contains_retry(std::uint64_t b1, std::uint64_t b2,
-                                        std::uint32_t fp) const noexcept {
+  /// The second level of contains_probe's and count_probe's read, after the activity word said a
+  /// writer was about: (table_.*kRead)(b1, b2, fp) validated by the two stripes' versions, then
+  /// under their locks.
+  template <auto kRead>
+  [[gnu::noinline]] auto pair_retry(std::uint64_t b1, std::uint64_t b2,
+                                    std::uint32_t fp) const noexcept {
     concurrent::StripedVersions::PairRead read(stripes_, stripe_of(b1), stripe_of(b2));
     for (unsigned attempt = 1; attempt < kOptimisticReads; ++attempt) {
       if (attempt > 1) concurrent::cpu_relax();
       read.begin();
-      const bool hit = table_.contains_pair(b1, b2, fp);
-      if (read.valid()) return hit;
+      const auto answer = (table_.*kRead)(b1, b2, fp);
+      if (read.valid()) return answer;
     }
     const concurrent::StripePairGuard locked(stripes_, stripe_of(b1), stripe_of(b2));
-    return table_.contains_pair(b1, b2, fp);
+    return (table_.*kRead)(b1, b2, fp);
   }
 
   // ---- Writes -------------------------------------------------------------------------------

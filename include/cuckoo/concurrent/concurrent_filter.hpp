@@ -228,6 +228,14 @@ class ConcurrentFilter {
     return visit([](const auto& f) { return f.bucket_size(); });
   }
   bool semi_sorted() const noexcept { return false; }
+  /// The instruction-set level of this filter's lookups, as Filter::isa(): AVX2 for the
+  /// whole-word shapes (b = 4 with f = 8, 12 or 16) when this CPU has it and CUCKOO_ISA allows
+  /// it, chosen once at construction (isa_concurrent_filter.hpp); portable otherwise.
+  Isa isa() const noexcept {
+    return visit([](const auto& f) {
+      return detail::table_isa<typename std::decay_t<decltype(f)>::table_type>();
+    });
+  }
   /// Table words plus the stripes' versions and counts (16 KiB + 32 KiB at most).
   std::size_t memory_bytes() const noexcept {
     return visit([](const auto& f) { return f.memory_bytes(); });

@@ -240,16 +240,27 @@ class PackedTable {
   }
 
   /// How many entries of b1 and b2 together equal `value`: the popcount of match_mask_pair where
-  /// that is the vector compare, else count(b1) + count(b2), since two SWAR counts are cheaper than
-  /// two masks built slot by slot. BasicFilter's and BasicApproximateMap's count.
+  /// that is the vector compare, else both buckets' exact SWAR flags counted together, since SWAR
+  /// counts are cheaper than two masks built slot by slot. BasicFilter's and
+  /// BasicApproximateMap's count.
   CUCKOO_HOT unsigned count_pair(std::uint64_t b1, std::uint64_t b2,
                                  std::uint32_t value) const noexcept {
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (vector_match_mask_pair()) {
-      return static_cast<unsigned>(std::popcount(match_mask_pair_avx2_aligned(b1, b2, value)));
+      return detail::popcount_at<kIsa>(match_mask_pair_avx2_aligned(b1, b2, value));
     }
 #endif
-    return count(b1, value) + count(b2, value);
+    if (group() == kSlots) {
+      return detail::pair_flag_count<kIsa>(exact_match_tops(b1, value), exact_match_tops(b2, value),
+                                           ones_, fingerprint_bits(), kSlots);
+    }
+    unsigned n = 0;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      n += detail::pair_flag_count<kIsa>(group_exact_tops(b1 * kSlots + lane, value),
+                                         group_exact_tops(b2 * kSlots + lane, value), ones_,
+                                         fingerprint_bits(), group());
+    }
+    return n;
   }
   unsigned match_mask_pair_portable(std::uint64_t b1, std::uint64_t b2,
                                     std::uint32_t value) const noexcept {
@@ -289,9 +300,13 @@ class PackedTable {
   /// of a large filter's load (README, "Saving filters").
   unsigned count(std::uint64_t bucket, std::uint32_t value) const noexcept {
     if (group() == kSlots)
-      return static_cast<unsigned>(std::popcount(exact_match_tops(bucket, value)));
+      return detail::pair_flag_count<kIsa>(exact_match_tops(bucket, value), 0, ones_,
+                                           fingerprint_bits(), kSlots);
     unsigned n = 0;
-    for (unsigned slot = 0; slot < kSlots; ++slot) n += read(bucket, slot) == value;
+    for (unsigned lane = 0; lane < kSlots; lane += group()) {
+      n += detail::pair_flag_count<kIsa>(group_exact_tops(bucket * kSlots + lane, value), 0, ones_,
+                                         fingerprint_bits(), group());
+    }
     return n;
   }
 
@@ -328,8 +343,8 @@ class PackedTable {
                                    std::uint32_t value) const noexcept {
 #if CUCKOO_HAS_X86_VECTOR_PATHS
       if constexpr (vector_match_mask_pair()) {
-        return static_cast<unsigned>(std::popcount(hit_mask(aligned_pair_hits(
-            load_from(base_ + b1 * kBucketBytes), load_from(base_ + b2 * kBucketBytes), value))));
+        return detail::popcount_at<kIsa>(hit_mask(aligned_pair_hits(
+            load_from(base_ + b1 * kBucketBytes), load_from(base_ + b2 * kBucketBytes), value)));
       }
 #endif
       return table_->count_pair(b1, b2, value);
@@ -717,6 +732,14 @@ class PackedTable {
   /// sees another's borrow (unlike the cheaper test of group_has).
   std::uint64_t exact_match_tops(std::uint64_t bucket, std::uint32_t value) const noexcept {
     const std::uint64_t x = bucket_word(bucket) ^ (value * ones_);
+    const std::uint64_t low = group_mask_ & ~highs_;
+    return ~(((x & low) + low) | x) & highs_;
+  }
+
+  /// exact_match_tops of the group of lanes starting at entry index `entry` (one load).
+  std::uint64_t group_exact_tops(std::uint64_t entry, std::uint32_t value) const noexcept {
+    const std::uint64_t bit = entry * fingerprint_bits();
+    const std::uint64_t x = (load(bit >> 3) >> (bit & 7) & group_mask_) ^ (value * ones_);
     const std::uint64_t low = group_mask_ & ~highs_;
     return ~(((x & low) + low) | x) & highs_;
   }
