@@ -292,17 +292,17 @@ class AtomicPackedTable {
       }
       x1 = (x1 & group_mask(width)) ^ pattern;
       x2 = (x2 & group_mask(width)) ^ pattern;
-      return detail::pair_flag_count<kIsa>(exact_zero_lanes(x1, lows, highs_),
-                                           exact_zero_lanes(x2, lows, highs_), ones_,
-                                           fingerprint_bits(), kSlots);
+      return detail::pair_flag_count<kIsa>(packed_table_type::exact_zero_lanes(x1, lows, highs_),
+                                           packed_table_type::exact_zero_lanes(x2, lows, highs_),
+                                           ones_, fingerprint_bits(), kSlots);
     }
     unsigned n = 0;
     for (unsigned lane = 0; lane < kSlots; lane += group()) {
       const std::uint64_t x1 = group_word(b1, lane) ^ pattern;
       const std::uint64_t x2 = group_word(b2, lane) ^ pattern;
-      n += detail::pair_flag_count<kIsa>(exact_zero_lanes(x1, lows, highs_),
-                                         exact_zero_lanes(x2, lows, highs_), ones_,
-                                         fingerprint_bits(), group());
+      n += detail::pair_flag_count<kIsa>(packed_table_type::exact_zero_lanes(x1, lows, highs_),
+                                         packed_table_type::exact_zero_lanes(x2, lows, highs_),
+                                         ones_, fingerprint_bits(), group());
     }
     return n;
   }
@@ -608,22 +608,15 @@ class AtomicPackedTable {
     const std::uint64_t pattern = value * kOnes;
     return (zero_lane_flags(w1 ^ pattern) | zero_lane_flags(w2 ^ pattern)) != 0;
   }
-  /// The top bit of every lane of x that is zero, by the exact zero-lane test: a lane's low bits
-  /// (`lows`: each lane's bits below its top) plus all-ones-but-the-top cannot carry out of the
-  /// lane, so no lane is flagged because of the one below it, as zero_lane_flags may flag lanes
-  /// above a true one. detail::pair_flag_count counts two buckets' flags.
-  static constexpr std::uint64_t exact_zero_lanes(std::uint64_t x, std::uint64_t lows,
-                                                  std::uint64_t highs) noexcept {
-    return ~(((x & lows) + lows) | x) & highs;
-  }
   /// How many lanes of the whole-word buckets w1 and w2 together equal `value`.
   CUCKOO_HOT static unsigned whole_word_count(std::uint64_t w1, std::uint64_t w2,
                                               std::uint32_t value) noexcept {
     constexpr std::uint64_t kLows = kHighs - kOnes;
     const std::uint64_t pattern = std::uint64_t{value} * kOnes;
-    return detail::pair_flag_count<kIsa>(exact_zero_lanes(w1 ^ pattern, kLows, kHighs),
-                                         exact_zero_lanes(w2 ^ pattern, kLows, kHighs), kOnes,
-                                         kFixedBits, kSlots);
+    return detail::pair_flag_count<kIsa>(
+        packed_table_type::exact_zero_lanes(w1 ^ pattern, kLows, kHighs),
+        packed_table_type::exact_zero_lanes(w2 ^ pattern, kLows, kHighs), kOnes, kFixedBits,
+        kSlots);
   }
 
   /// How many entries of the whole-word buckets b1 and b2 in the table at `base` equal `value`:
@@ -642,7 +635,8 @@ class AtomicPackedTable {
                                      std::uint32_t value) noexcept {
     const std::uint64_t x =
         load_unaligned_word(whole_bucket_at(base, bucket)) ^ (std::uint64_t{value} * kOnes);
-    return detail::popcount_at<kIsa>(exact_zero_lanes(x, kHighs - kOnes, kHighs));
+    return detail::popcount_at<kIsa>(
+        packed_table_type::exact_zero_lanes(x, kHighs - kOnes, kHighs));
   }
   /// The SWAR zero test of a whole-word bucket's lanes in x (bit 0 = its first lane's): a flag at
   /// the top of each lane that may be zero; the lowest flag is a true zero lane.

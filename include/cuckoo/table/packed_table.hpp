@@ -239,6 +239,16 @@ class PackedTable {
     return match_mask_pair_portable(b1, b2, value);
   }
 
+  /// The top bit (in `highs`) of every lane of x that is zero, and no other bit: the exact
+  /// zero-lane test. A lane's low bits (`lows`: each lane's bits below its top) plus
+  /// all-ones-but-the-top cannot carry out of the lane, so no lane is flagged because of the one
+  /// below it, as the cheaper test of group_has may flag lanes above a true zero. For counts; the
+  /// concurrent table shares it.
+  static constexpr std::uint64_t exact_zero_lanes(std::uint64_t x, std::uint64_t lows,
+                                                  std::uint64_t highs) noexcept {
+    return ~(((x & lows) + lows) | x) & highs;
+  }
+
   /// How many entries of b1 and b2 together equal `value`: the popcount of match_mask_pair where
   /// that is the vector compare, else both buckets' exact SWAR flags counted together, since SWAR
   /// counts are cheaper than two masks built slot by slot. BasicFilter's and
@@ -738,20 +748,16 @@ class PackedTable {
   }
 
   /// For a bucket that fits one load: the top bit of every lane holding `value`, and no other
-  /// bit. Each lane's low bits plus all-ones-but-the-top cannot carry out of the lane, so no lane
-  /// sees another's borrow (unlike the cheaper test of group_has).
+  /// bit (exact_zero_lanes).
   std::uint64_t exact_match_tops(std::uint64_t bucket, std::uint32_t value) const noexcept {
-    const std::uint64_t x = bucket_word(bucket) ^ (value * ones_);
-    const std::uint64_t low = group_mask_ & ~highs_;
-    return ~(((x & low) + low) | x) & highs_;
+    return exact_zero_lanes(bucket_word(bucket) ^ (value * ones_), highs_ - ones_, highs_);
   }
 
   /// exact_match_tops of the group of lanes starting at entry index `entry` (one load).
   std::uint64_t group_exact_tops(std::uint64_t entry, std::uint32_t value) const noexcept {
     const std::uint64_t bit = entry * fingerprint_bits();
-    const std::uint64_t x = (load(bit >> 3) >> (bit & 7) & group_mask_) ^ (value * ones_);
-    const std::uint64_t low = group_mask_ & ~highs_;
-    return ~(((x & low) + low) | x) & highs_;
+    return exact_zero_lanes((load(bit >> 3) >> (bit & 7) & group_mask_) ^ (value * ones_),
+                            highs_ - ones_, highs_);
   }
 
   /// Non-zero iff the group of lanes starting at entry index `entry` holds `value`.
