@@ -71,6 +71,7 @@
 #include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/prober.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "cuckoo/detail/vector_probes.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 
@@ -349,19 +350,39 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
   /// The batch lookups' loop: answer(reader, i, probe) for each key, over a copy of the table's
   /// LookupReader, prober and hasher in this frame (see detail/prober.hpp): GCC's loop through
   /// *this reloaded the table's base, the output's address and the length per key; 0.91-0.94x
-  /// the time in harness runs, about 1x with memory slower (README, "Performance").
+  /// the time in harness runs, about 1x with memory slower (README, "Performance"). Integer keys
+  /// hashed by XXH3 at the AVX-512 level are staged eight at a time (detail/vector_probes.hpp).
   template <std::size_t Depth, Key K, class Answer>
   CUCKOO_HOT void lookup_pipeline(std::span<const K> keys, Answer answer) const noexcept {
     const auto reader = table_.lookup_reader();
     const Prober prober = prober_();
     const Hash hasher = hasher_;
     const K* const in = keys.data();
-    detail::run_prefetch_pipeline<Depth>(
-        keys.size(), [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); },
-        [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
-          answer(reader, i, p);
-          return true;
-        });
+    const auto stage_one = [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); };
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (detail::kVectorProbes<detail::table_isa<Table>(), Hash, K>) {
+      if (detail::vector_probes_fit(bucket_count())) {
+        const detail::VectorProbeConstants constants =
+            detail::vector_probe_constants(addressing_, fingerprint_bits(), hasher_);
+        detail::run_grouped_lookup_pipeline<Depth>(
+            keys.size(),
+            [&](std::size_t i, detail::ProbeGroup& group)
+                CUCKOO_LAMBDA_HOT { detail::vector_probes_avx512(in + i, constants, group); },
+            [&](const Probe& p) CUCKOO_LAMBDA_HOT {
+              reader.prefetch_for_lookup(p.bucket);
+              reader.prefetch_for_lookup(p.alt);
+            },
+            stage_one,
+            [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT { answer(reader, i, p); });
+        return;
+      }
+    }
+#endif
+    detail::run_prefetch_pipeline<Depth>(keys.size(), stage_one,
+                                         [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+                                           answer(reader, i, p);
+                                           return true;
+                                         });
   }
 
   /// detail::run_prefetch_pipeline over keys, each hashed and both its buckets prefetched for

@@ -63,6 +63,9 @@ class Xxh3Hasher {
   }
 
   constexpr std::uint64_t seed() const noexcept { return seed_; }
+  /// The seed's term in the hash of an integer key (XXH3_len_4to8_64b's `bitflip`), for code that
+  /// hashes many integer keys at once (detail/vector_probes.hpp).
+  constexpr std::uint64_t integer_bitflip() const noexcept { return bitflip_; }
 
  private:
   /// XXH3_len_4to8_64b's `bitflip` for this seed.
