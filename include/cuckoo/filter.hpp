@@ -360,7 +360,9 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
     const K* const in = keys.data();
     const auto stage_one = [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); };
 #if CUCKOO_HAS_X86_VECTOR_PATHS
-    if constexpr (detail::kVectorProbes<detail::table_isa<Table>(), Hash, K>) {
+    // (Depth: the tuning sweeps run depths below a group; those keep the scalar stage.)
+    if constexpr (Depth >= detail::ProbeGroup::kKeys &&
+                  detail::kVectorProbes<detail::table_isa<Table>(), Hash, K>) {
       if (detail::vector_probes_fit(bucket_count())) {
         const detail::VectorProbeConstants constants =
             detail::vector_probe_constants(addressing_, fingerprint_bits(), hasher_);
