@@ -27,6 +27,9 @@
 //   - buckets are tested and updated from one load (Table::try_place, has_free, entries,
 //     erase_pair) rather than slot by slot: the insert search's entries / has_free and the
 //     insert's try_place each made the build to 95% 1.08x faster;
+//   - at the AVX-512 level, batch lookups of 64-bit integer keys compute eight keys' hashes and
+//     buckets at once (detail/vector_probes.hpp): the stage is a third of a batched lookup's
+//     instructions, and in lanes it is a tenth of that;
 //   - single-key calls are limited by how many fit in the core's out-of-order window, so they
 //     count instructions: filters of 1 MiB or more with f ≤ 12 read H(fp) from a table
 //     (kOffsetTableMaxBits), and byte-aligned buckets are addressed by one multiplication.

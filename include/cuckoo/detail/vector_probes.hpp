@@ -9,10 +9,13 @@
 // multiplications (addressing.hpp: every operand is below 2^32 when the table has fewer than 2^32
 // buckets). At the AVX-512 level (vpmullq, vprolq, vpternlogq, unsigned compares into a mask) one
 // instruction does eight keys, so the stage of eight keys is about 25 instructions instead of
-// 240. Measured before this was written, with a harness of the same loop outside the library
-// (f = 12, b = 4, 95% full, 4·10^6 lookups half stored, `-O3 -march=native`): in cache
-// (26,738 buckets) 5.0 → 2.4 ns per key; at 192 MiB 0.78–0.92× the time on one thread and
-// 0.85–0.91× on two; every answer the same.
+// 240. Predicted with a harness of the same loop outside the library: in cache about half the
+// time, at 192 MiB 0.8–0.9×. Measured in the library (f = 12, b = 4, 95% full, 4·10^6 lookups
+// half stored, `-O3 -march=native`, new ÷ old in one process): Filter 0.53–0.54 in cache,
+// 0.91–0.95 at 192 MiB on one and two threads; ConcurrentFilter 0.56 in cache, 0.84–0.89 at
+// 192 MiB (README, "Batch lookups: eight integer keys' probes at once"). The staged group's
+// prefetches go out one key at a time between the steps: issued together after the stage, the
+// sixteen of a group gained nothing at 192 MiB (1.01–1.03×).
 //
 // The probes are exactly the scalar ones (Prober: Addressing::position, then alternate, from the
 // offset table or computed: the table holds the same H(fp)); tests/unit/test_vector_probes.cpp
@@ -128,9 +131,10 @@ CUCKOO_VECTOR_PROBES_FN void vector_probes_avx512(const void* keys, const Vector
 
 /// run_prefetch_pipeline for lookups (steps that never stop the batch) whose stage computes a
 /// ProbeGroup of eight keys at once: `stage_group(i, group)` computes keys i .. i + 7 into
-/// `group` and asks for their lines, `step(i, probe)` answers key i Depth keys later; the last
-/// n mod 8 keys go through `stage_one(i)` (a single key's probe, prefetched) and step. The same
-/// answers in the same order as run_prefetch_pipeline with stage_one.
+/// `group`, `prefetch(probe)` asks for one key's lines (called for each key of the group just
+/// staged, between the steps of the group Depth keys older), `step(i, probe)` answers key i; the
+/// last n mod 8 keys go through `stage_one(i)` (a single key's probe, prefetched) and step. The
+/// same answers in the same order as run_prefetch_pipeline with stage_one.
 ///
 ///   Depth   a power of two, at least 8.
 template <std::size_t Depth, class StageGroup, class Prefetch, class StageOne, class Step>
