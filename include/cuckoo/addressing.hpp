@@ -41,6 +41,8 @@ class Addressing {
         fingerprint_range_((std::uint64_t{1} << fingerprint_bits) - 1) {}
 
   constexpr std::uint64_t bucket_count() const noexcept { return bucket_count_; }
+  /// 2^f − 1: the fingerprint's range before the +1 that keeps it non-zero.
+  constexpr std::uint64_t fingerprint_range() const noexcept { return fingerprint_range_; }
 
   constexpr Position position(std::uint64_t hash) const noexcept {
     const std::uint64_t bucket = ((hash >> 32) * bucket_count_) >> 32;

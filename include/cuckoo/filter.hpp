@@ -360,34 +360,9 @@ class BasicFilter : public detail::KeyForwarding<BasicFilter<Table, Hash>> {
     const auto reader = table_.lookup_reader();
     const Prober prober = prober_();
     const Hash hasher = hasher_;
-    const K* const in = keys.data();
-    const auto stage_one = [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); };
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-    // (Depth: the tuning sweeps run depths below a group; those keep the scalar stage.)
-    if constexpr (Depth >= detail::ProbeGroup::kKeys &&
-                  detail::kVectorProbes<detail::table_isa<Table>(), Hash, K>) {
-      if (detail::vector_probes_fit(bucket_count())) {
-        const detail::VectorProbeConstants constants =
-            detail::vector_probe_constants(addressing_, fingerprint_bits(), hasher_);
-        detail::run_grouped_lookup_pipeline<Depth>(
-            keys.size(),
-            [&](std::size_t i, detail::ProbeGroup& group)
-                CUCKOO_LAMBDA_HOT { detail::vector_probes_avx512(in + i, constants, group); },
-            [&](const Probe& p) CUCKOO_LAMBDA_HOT {
-              reader.prefetch_for_lookup(p.bucket);
-              reader.prefetch_for_lookup(p.alt);
-            },
-            stage_one,
-            [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT { answer(reader, i, p); });
-        return;
-      }
-    }
-#endif
-    detail::run_prefetch_pipeline<Depth>(keys.size(), stage_one,
-                                         [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
-                                           answer(reader, i, p);
-                                           return true;
-                                         });
+    detail::run_lookup_pipeline<Depth, detail::table_isa<Table>()>(
+        keys, reader, prober, hasher,
+        [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT { answer(reader, i, p); });
   }
 
   /// detail::run_prefetch_pipeline over keys, each hashed and both its buckets prefetched for

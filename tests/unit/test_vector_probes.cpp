@@ -53,7 +53,7 @@ TEST(VectorProbes, EqualTheScalarProbesForEveryKey) {
       const cuckoo::detail::Prober<true> tabled{addressing, offsets.data(), !offsets.empty()};
       for (const std::uint64_t seed : seeds) {
         const cuckoo::Xxh3Hasher hasher(seed);
-        const auto constants = cuckoo::detail::vector_probe_constants(addressing, f, hasher);
+        const auto constants = cuckoo::detail::vector_probe_constants(addressing, hasher);
         for (std::size_t i = 0; i < keys.size(); i += 8) {
           cuckoo::detail::ProbeGroup group;
           cuckoo::detail::vector_probes_avx512(keys.data() + i, constants, group);

@@ -385,7 +385,6 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     concurrent::StripedVersions::QuietRead chunk(stripes_);
     std::size_t chunk_start = 0, chunk_end = std::min(n, kQuietChunk);
     chunk.begin();
-    const auto stage_one = [&](std::size_t i) { return prober.fetch(reader, hasher, keys[i]); };
     const auto step = [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
       out[i] = answer(reader, p);
       if (i + 1 == chunk_end) {
@@ -396,31 +395,8 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
         chunk.begin();
       }
     };
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-    // Integer keys hashed by XXH3 at the AVX-512 level: staged eight at a time, as Filter's.
-    if constexpr (detail::kVectorProbes<Table::kIsa, Hash, K>) {
-      if (detail::vector_probes_fit(bucket_count())) {
-        const detail::VectorProbeConstants constants =
-            detail::vector_probe_constants(prober.addressing, fingerprint_bits(), hasher);
-        const K* const in = keys.data();
-        detail::run_grouped_lookup_pipeline<kPipelineDepth>(
-            n,
-            [&](std::size_t i, detail::ProbeGroup& group)
-                CUCKOO_LAMBDA_HOT { detail::vector_probes_avx512(in + i, constants, group); },
-            [&](const Probe& p) CUCKOO_LAMBDA_HOT {
-              reader.prefetch_for_lookup(p.bucket);
-              reader.prefetch_for_lookup(p.alt);
-            },
-            stage_one, step);
-        return;
-      }
-    }
-#endif
-    detail::run_prefetch_pipeline<kPipelineDepth>(
-        n, stage_one, [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
-          step(i, p);
-          return true;
-        });
+    detail::run_lookup_pipeline<kPipelineDepth, detail::table_isa<Table>()>(keys, reader, prober,
+                                                                            hasher, step);
   }
   template <auto kAnswerOne, Key K, class T>
   [[gnu::noinline]] void answer_again(std::span<const K> keys, std::span<T> out, std::size_t begin,

@@ -47,9 +47,14 @@ struct Prober {
   template <class Reader, class Hash, class K>
   CUCKOO_HOT Probe fetch(const Reader& reader, const Hash& hasher, const K& key) const noexcept {
     const Probe p = (*this)(hash_key(hasher, key));
+    prefetch(reader, p);
+    return p;
+  }
+  /// Asks `reader` for both buckets' lines of a probe.
+  template <class Reader>
+  CUCKOO_HOT static void prefetch(const Reader& reader, const Probe& p) noexcept {
     reader.prefetch_for_lookup(p.bucket);
     reader.prefetch_for_lookup(p.alt);
-    return p;
   }
   CUCKOO_HOT std::uint64_t alternate(std::uint64_t bucket,
                                      std::uint32_t fingerprint) const noexcept {

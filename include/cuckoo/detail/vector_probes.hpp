@@ -28,15 +28,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 
 #include "cuckoo/addressing.hpp"
 #include "cuckoo/detail/isa.hpp"
+#include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/prober.hpp"
 #include "cuckoo/hash.hpp"
-
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-#include <immintrin.h>
-#endif
 
 // The stage uses AVX-512 DQ (vpmullq): forced inline where the translation unit's flags have it,
 // else compiled for the AVX-512 level and inlined into callers built for it (the facade's
@@ -88,10 +86,8 @@ constexpr bool vector_probes_fit(std::uint64_t bucket_count) noexcept {
 
 /// The constants for a filter's addressing and hasher.
 inline VectorProbeConstants vector_probe_constants(const Addressing& addressing,
-                                                   unsigned fingerprint_bits,
                                                    const Xxh3Hasher& hasher) noexcept {
-  return {hasher.integer_bitflip(), addressing.bucket_count(),
-          (std::uint64_t{1} << fingerprint_bits) - 1};
+  return {hasher.integer_bitflip(), addressing.bucket_count(), addressing.fingerprint_range()};
 }
 
 #if CUCKOO_HAS_X86_VECTOR_PATHS
@@ -166,6 +162,39 @@ CUCKOO_HOT void run_grouped_lookup_pipeline(std::size_t n, StageGroup&& stage_gr
     for (std::size_t j = 0; j < kKeys; ++j) step(i + j, current[j]);
   }
   for (; i < n; ++i) step(i, stage_one(i));
+}
+
+/// The batch lookups' pipeline (BasicFilter's and BasicConcurrentFilter's): `step(i, probe)` for
+/// every key in order, each key's lines asked for Depth keys earlier through `reader`. Keys are
+/// staged eight at a time where kVectorProbes allows it at level L (and Depth holds a group),
+/// else one at a time by `prober`; the same probes either way. Reader, prober and hasher are taken
+/// by value, copies in this frame (detail/prober.hpp says why): taken by reference, `Filter`'s
+/// batch measured 0.98-1.01x the scalar stage's time instead of 0.93x at 192 MiB.
+template <std::size_t Depth, Isa L, class Reader, class ProberType, class Hash, class K, class Step>
+CUCKOO_HOT void run_lookup_pipeline(std::span<const K> keys, const Reader reader,
+                                    const ProberType prober, const Hash hasher, Step&& step) {
+  const K* const in = keys.data();
+  const auto stage_one = [&](std::size_t i) { return prober.fetch(reader, hasher, in[i]); };
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  // (Depth: the tuning sweeps run depths below a group; those keep the scalar stage.)
+  if constexpr (Depth >= ProbeGroup::kKeys && kVectorProbes<L, Hash, K>) {
+    if (vector_probes_fit(prober.addressing.bucket_count())) {
+      const VectorProbeConstants constants = vector_probe_constants(prober.addressing, hasher);
+      run_grouped_lookup_pipeline<Depth>(
+          keys.size(),
+          [&](std::size_t i, ProbeGroup& group)
+              CUCKOO_LAMBDA_HOT { vector_probes_avx512(in + i, constants, group); },
+          [&](const Probe& p) CUCKOO_LAMBDA_HOT { ProberType::prefetch(reader, p); }, stage_one,
+          step);
+      return;
+    }
+  }
+#endif
+  run_prefetch_pipeline<Depth>(keys.size(), stage_one,
+                               [&](std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+                                 step(i, p);
+                                 return true;
+                               });
 }
 
 }  // namespace cuckoo::detail
