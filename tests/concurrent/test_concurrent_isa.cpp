@@ -1,6 +1,7 @@
-// ConcurrentFilter's lookups at the AVX2 level (concurrent/isa_concurrent_filter.hpp): the facade
-// picks them for whole-word shapes when the CPU has AVX2 (and CUCKOO_ISA does not cap it), and
-// they answer exactly as the portable lookups over the same bytes, single-key and batched.
+// ConcurrentFilter's lookups at the AVX2 and AVX-512 levels (concurrent/isa_concurrent_filter.hpp):
+// the facade picks the best the CPU has for whole-word shapes (and CUCKOO_ISA does not cap), and
+// they answer exactly as the portable lookups over the same bytes, single-key and batched (at
+// AVX-512 the batch of integer keys is staged eight keys at once, detail/vector_probes.hpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,12 +29,20 @@ Isa level_of(const Filter& filter) {
 bool cpu_runs_avx2_level() {
   return CUCKOO_HAS_X86_VECTOR_PATHS && cuckoo::active_isa() >= Isa::kAvx2;
 }
+bool cpu_runs_avx512_level() {
+  return CUCKOO_HAS_X86_VECTOR_PATHS && cuckoo::active_isa() >= Isa::kAvx512;
+}
+// The level the facade should take for a whole-word shape: the best vector level the CPU runs.
+Isa expected_whole_word_level() {
+  if (cpu_runs_avx512_level()) return Isa::kAvx512;
+  return cpu_runs_avx2_level() ? Isa::kAvx2 : Isa::kPortable;
+}
 
 TEST(ConcurrentIsa, FacadePicksTheCpusLevelForWholeWordBuckets) {
   for (const unsigned f : {8u, 12u, 16u}) {
     const cuckoo::ConcurrentFilter filter{
         cuckoo::Config{.capacity = 1000, .fingerprint_bits = f, .bucket_size = 4}};
-    EXPECT_EQ(level_of(filter), cpu_runs_avx2_level() ? Isa::kAvx2 : Isa::kPortable) << f;
+    EXPECT_EQ(level_of(filter), expected_whole_word_level()) << f;
     EXPECT_EQ(filter.isa(), level_of(filter)) << f;
     // A copy, a snapshot's way back and a loaded file take the same level.
     EXPECT_EQ(level_of(cuckoo::ConcurrentFilter(filter.to_filter())), level_of(filter));
@@ -47,13 +56,14 @@ TEST(ConcurrentIsa, FacadePicksTheCpusLevelForWholeWordBuckets) {
 }
 
 #if CUCKOO_HAS_X86_VECTOR_PATHS
-// The same keys into an AVX2-level filter and a portable one of the same layout: the same bytes,
-// and for every key, present or absent, the same answer from contains, count and batch contains.
-template <unsigned kBits>
+// The same keys into a vector-level filter and a portable one of the same layout: the same bytes,
+// and for every key, present or absent, the same answer from contains, count and batch contains
+// and count (batches of every length around the eight-key group and the pipeline's depth).
+template <unsigned kBits, Isa kLevel>
 void check_same_answers() {
   using Portable = cuckoo::detail::ConcurrentAt<4, kBits>;
   using Vector =
-      cuckoo::detail::IsaConcurrentFilter<cuckoo::detail::ConcurrentAt<4, kBits, Isa::kAvx2>>;
+      cuckoo::detail::IsaConcurrentFilter<cuckoo::detail::ConcurrentAt<4, kBits, kLevel>>;
   const cuckoo::Config cfg{.capacity = 40'000, .fingerprint_bits = kBits, .bucket_size = 4};
   const cuckoo::Layout layout = cuckoo::plan(cfg);
   auto portable = std::make_unique<Portable>(layout, cfg.capacity, cfg.max_kicks, cfg.seed);
@@ -87,13 +97,35 @@ void check_same_answers() {
   const std::span<bool> batch(reinterpret_cast<bool*>(batch_storage.data()), keys.size());
   vector->contains(std::span<const std::uint64_t>(keys), batch);
   for (std::size_t i = 0; i < keys.size(); ++i) ASSERT_EQ(batch[i], portable->contains(keys[i]));
+
+  // Short batches from several offsets: lengths 0..137 cover a partial group, whole groups and
+  // the pipeline's depth (64) with every tail, for counts too.
+  std::vector<std::size_t> counts(keys.size());
+  for (const std::size_t offset : {std::size_t{0}, std::size_t{3}, present.size() - 70}) {
+    for (std::size_t length = 0; length <= 137; ++length) {
+      const std::span<const std::uint64_t> part(keys.data() + offset, length);
+      vector->contains(part, batch.first(length));
+      vector->count(part, std::span<std::size_t>(counts).first(length));
+      for (std::size_t i = 0; i < length; ++i) {
+        ASSERT_EQ(batch[i], portable->contains(part[i])) << offset << " " << length << " " << i;
+        ASSERT_EQ(counts[i], portable->count(part[i])) << offset << " " << length << " " << i;
+      }
+    }
+  }
 }
 
 TEST(ConcurrentIsa, Avx2LookupsAnswerAsThePortableOnes) {
   if (!cpu_runs_avx2_level()) GTEST_SKIP() << "this CPU (or CUCKOO_ISA) does not run AVX2";
-  check_same_answers<8>();
-  check_same_answers<12>();
-  check_same_answers<16>();
+  check_same_answers<8, Isa::kAvx2>();
+  check_same_answers<12, Isa::kAvx2>();
+  check_same_answers<16, Isa::kAvx2>();
+}
+
+TEST(ConcurrentIsa, Avx512LookupsAnswerAsThePortableOnes) {
+  if (!cpu_runs_avx512_level()) GTEST_SKIP() << "this CPU (or CUCKOO_ISA) does not run AVX-512";
+  check_same_answers<8, Isa::kAvx512>();
+  check_same_answers<12, Isa::kAvx512>();
+  check_same_answers<16, Isa::kAvx512>();
 }
 
 // The AVX2-level table's pair lookup (whole_word_pair: in a build without sanitizers each bucket

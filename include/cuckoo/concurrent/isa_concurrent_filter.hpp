@@ -2,16 +2,18 @@
 // a vector ISA level, as detail::IsaFilter (isa_filter.hpp) is for the single-thread filters.
 //
 // IsaConcurrentFilter<Inner> is Inner (a BasicConcurrentFilter over an AtomicPackedTable whose
-// kIsa is kAvx2) with its membership lookups redeclared under the level's target attribute and
-// flattened: the key's hash, the optimistic read and the table's AVX2 compare become one function
-// compiled for AVX2, as in a -march=native build. ConcurrentFilter (concurrent_filter.hpp) holds
-// these for the whole-word shapes (b = 4 with f = 8, 12, 16) and picks one when the CPU has AVX2
-// (active_isa()), so builds without -march=native (distribution packages, the Python module) get
-// the vector compare too. Writers, the retry paths and everything else are Inner's: the table's
-// bytes, and every answer, are the portable filter's (tests/concurrent/test_concurrent_isa.cpp).
+// kIsa is kAvx2 or kAvx512) with its membership lookups redeclared under the level's target
+// attribute and flattened: the key's hash, the optimistic read and the table's compare become one
+// function compiled for the level, as in a -march=native build. ConcurrentFilter
+// (concurrent_filter.hpp) holds these for the whole-word shapes (b = 4 with f = 8, 12, 16) and
+// picks the best level the CPU has (active_isa()), so builds without -march=native (distribution
+// packages, the Python module) get the vector compare too. Writers, the retry paths and everything
+// else are Inner's: the table's bytes, and every answer, are the portable filter's
+// (tests/concurrent/test_concurrent_isa.cpp).
 //
-// Only AVX2: an AVX-512 compare of the same two buckets measured no faster (README,
-// "Concurrency").
+// Both levels compare the two buckets with the same AVX2 code (an AVX-512 compare of them measured
+// no faster; README, "Concurrency"). What the AVX-512 level adds is the batch lookups' stage of
+// eight integer keys at once (detail/vector_probes.hpp), which needs AVX-512 DQ.
 #pragma once
 
 #include <cstddef>
@@ -24,16 +26,23 @@
 
 namespace cuckoo::detail {
 
+template <class Inner, Isa = table_isa<typename Inner::table_type>()>
+class IsaConcurrentFilter;
+
 #if CUCKOO_HAS_X86_VECTOR_PATHS
 
 template <class Inner>
-class IsaConcurrentFilter : public Inner {
-  static_assert(table_isa<typename Inner::table_type>() == Isa::kAvx2,
-                "IsaConcurrentFilter wraps filters over AVX2-level tables");
-
+class IsaConcurrentFilter<Inner, Isa::kAvx2> : public Inner {
  public:
   using Inner::Inner;
   CUCKOO_ISA_LOOKUP_MEMBERS(CUCKOO_TARGET_AVX2)
+};
+
+template <class Inner>
+class IsaConcurrentFilter<Inner, Isa::kAvx512> : public Inner {
+ public:
+  using Inner::Inner;
+  CUCKOO_ISA_LOOKUP_MEMBERS(CUCKOO_TARGET_AVX512)
 };
 
 #endif  // CUCKOO_HAS_X86_VECTOR_PATHS
