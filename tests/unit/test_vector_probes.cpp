@@ -1,8 +1,10 @@
 // detail/vector_probes.hpp: the batch lookups' stage of eight integer keys at once (AVX-512) gives
 // exactly the scalar probes, and the grouped pipeline answers exactly as single-key calls, for
-// every batch length around its groups and depth. Skipped where the CPU lacks AVX-512.
+// every batch length around its groups and depth, for the filters and the approximate map. Skipped
+// where the CPU lacks AVX-512.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
@@ -128,6 +130,7 @@ TEST(VectorProbes, FilterBatchesAnswerAsSingleKeys) {
   check_batches_answer_as_single_keys<cuckoo::Filter, std::uint64_t>(b8, 4);
 }
 
+#if CUCKOO_HAS_X86_VECTOR_PATHS
 TEST(VectorProbes, AvxLevelTablesNamedDirectlyAnswerAsSingleKeys) {
   if (!cpu_runs_avx512()) GTEST_SKIP() << "the CPU has no AVX-512";
   cuckoo::BasicFilter<cuckoo::PackedTable<4, 12, Isa::kAvx512>> filter{
@@ -137,6 +140,89 @@ TEST(VectorProbes, AvxLevelTablesNamedDirectlyAnswerAsSingleKeys) {
       concurrent{cuckoo::Config{.capacity = 20'000, .fingerprint_bits = 12}};
   check_batches_answer_as_single_keys<decltype(concurrent), std::uint64_t>(concurrent, 6);
 }
+#endif
+
+/// The map's batch contains, count and find against its single-key calls, over lengths around
+/// the groups (8), the value stage's lag (32) and the depth (64), with some keys stored twice
+/// (two values) so that find's several-match path runs too.
+template <class MapType>
+void check_map_batches_answer_as_single_keys(MapType& map, std::uint64_t seed) {
+  using V = typename MapType::value_type;
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint64_t> stored;
+  for (std::size_t i = 0; i < map.capacity() * 9 / 10; ++i) {
+    const std::uint64_t key = rng();
+    if (map.insert(key, static_cast<V>(key >> 7))) stored.push_back(key);
+  }
+  ASSERT_GT(stored.size(), map.capacity() / 2);
+  for (std::size_t i = 0; i < stored.size(); i += 11) map.insert(stored[i], V{5});
+  const std::size_t lengths[] = {0,  1,  7,  8,  9,   31,  32,  33,  63,   64,  65,
+                                 71, 95, 96, 97, 127, 128, 129, 137, 1000, 4099};
+  for (const std::size_t n : lengths) {
+    std::vector<std::uint64_t> keys(n);
+    for (std::size_t i = 0; i < n; ++i)
+      keys[i] = (i % 3 == 0) ? rng() : stored[rng() % stored.size()];
+    std::vector<unsigned char> answers(n + 1, 2);
+    std::vector<std::size_t> counts(n + 1, 99), ends(n + 1, 99);
+    std::vector<V> found;
+    map.contains(std::span<const std::uint64_t>(keys),
+                 std::span<bool>(reinterpret_cast<bool*>(answers.data()), n));
+    map.count(std::span<const std::uint64_t>(keys), std::span<std::size_t>(counts.data(), n));
+    map.find(std::span<const std::uint64_t>(keys), found, std::span<std::size_t>(ends.data(), n));
+    std::size_t begin = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(answers[i] != 0, map.contains(keys[i])) << "length " << n << " key " << i;
+      ASSERT_EQ(counts[i], map.count(keys[i])) << "length " << n << " key " << i;
+      const std::vector<V> single = map.find(keys[i]);
+      ASSERT_EQ(std::vector<V>(found.begin() + static_cast<std::ptrdiff_t>(begin),
+                               found.begin() + static_cast<std::ptrdiff_t>(ends[i])),
+                single)
+          << "length " << n << " key " << i;
+      begin = ends[i];
+    }
+    ASSERT_EQ(begin, found.size());
+    EXPECT_EQ(answers[n], 2) << "wrote past the batch";
+    EXPECT_EQ(counts[n], 99u) << "wrote past the batch";
+    EXPECT_EQ(ends[n], 99u) << "wrote past the batch";
+  }
+  // Every stored key's own value comes back from one long batch find.
+  std::vector<V> found;
+  std::vector<std::size_t> ends(stored.size());
+  map.find(std::span<const std::uint64_t>(stored), found, std::span<std::size_t>(ends));
+  std::size_t begin = 0;
+  for (std::size_t i = 0; i < stored.size(); ++i) {
+    const auto first = found.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto last = found.begin() + static_cast<std::ptrdiff_t>(ends[i]);
+    ASSERT_NE(std::find(first, last, static_cast<V>(stored[i] >> 7)), last) << "stored key " << i;
+    begin = ends[i];
+  }
+}
+
+TEST(VectorProbes, MapBatchesAnswerAsSingleKeys) {
+  // The facade: the vector stage where the build's flags have AVX-512, else the scalar one.
+  for (const unsigned f : {8u, 12u, 13u}) {
+    SCOPED_TRACE(testing::Message() << "f " << f);
+    cuckoo::ApproximateMap<std::uint32_t> map{
+        cuckoo::Config{.capacity = 20'000, .fingerprint_bits = f}};
+    check_map_batches_answer_as_single_keys(map, f + 20);
+  }
+}
+
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+TEST(VectorProbes, Avx512LevelMapsNamedDirectlyAnswerAsSingleKeys) {
+  // AVX-512-level maps named directly take the vector stage in every build.
+  if (!cpu_runs_avx512()) GTEST_SKIP() << "the CPU has no AVX-512";
+  cuckoo::BasicApproximateMap<cuckoo::PackedTable<4, 12, Isa::kAvx512>, std::uint32_t> wide{
+      cuckoo::Config{.capacity = 20'000, .fingerprint_bits = 12}};
+  check_map_batches_answer_as_single_keys(wide, 41);
+  cuckoo::BasicApproximateMap<cuckoo::PackedTable<4, 0, Isa::kAvx512>, std::uint16_t> runtime_f{
+      cuckoo::Config{.capacity = 20'000, .fingerprint_bits = 7}};
+  check_map_batches_answer_as_single_keys(runtime_f, 42);
+  cuckoo::BasicApproximateMap<cuckoo::PackedTable<2, 0, Isa::kAvx512>, std::uint64_t> b2{
+      cuckoo::Config{.capacity = 20'000, .fingerprint_bits = 9, .bucket_size = 2}};
+  check_map_batches_answer_as_single_keys(b2, 43);
+}
+#endif
 
 TEST(VectorProbes, ConcurrentFilterBatchesAnswerAsSingleKeys) {
   for (const unsigned f : {8u, 12u, 13u}) {

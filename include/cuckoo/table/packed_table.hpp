@@ -359,6 +359,17 @@ class PackedTable {
 #endif
       return table_->count_pair(b1, b2, value);
     }
+    /// PackedTable::match_mask_pair, read from this reader's copy of the base (a batch find).
+    CUCKOO_HOT unsigned match_mask_pair(std::uint64_t b1, std::uint64_t b2,
+                                        std::uint32_t value) const noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+      if constexpr (vector_match_mask_pair()) {
+        return hit_mask(aligned_pair_hits(load_from(base_ + b1 * kBucketBytes),
+                                          load_from(base_ + b2 * kBucketBytes), value));
+      }
+#endif
+      return table_->match_mask_pair(b1, b2, value);
+    }
     CUCKOO_HOT void prefetch_for_lookup(std::uint64_t bucket) const noexcept {
       if constexpr (kWholeWordBuckets) {
         prefetch_from<2>(base_ + bucket * kBucketBytes);
