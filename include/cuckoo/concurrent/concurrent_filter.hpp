@@ -16,7 +16,8 @@
 // its two stripes' version counters too when writers are about; an insert or erase takes one
 // stripe lock, or two when the key's first bucket will not do. Whole-word buckets (b = 4 with
 // f = 8, 12, 16) are compared with AVX2 when the CPU has it, and their batch lookups of integer
-// keys are staged eight keys at once when it has AVX-512 (isa_concurrent_filter.hpp).
+// keys, and those of b = 4 with any f, are staged eight keys at once when it has AVX-512
+// (isa_concurrent_filter.hpp).
 //
 // Plain tables only (b = 2, 4, 8, every f from 2 to 32). Semi-sorted tables are not supported:
 // a semi-sorted bucket is re-encoded as a whole on every write (its 12-bit index covers all four
@@ -50,14 +51,17 @@ namespace detail {
 template <unsigned kSlots, unsigned kBits = 0, Isa kLevel = Isa::kPortable>
 using ConcurrentAt = BasicConcurrentFilter<concurrent::AtomicPackedTable<kSlots, kBits, kLevel>>;
 
-// The concurrent counterparts of FilterVariant's plain alternatives: the whole-word shapes at the
-// AVX-512 level, then at AVX2 (make_concurrent takes the first the CPU runs), then every shape
-// portable.
+// The concurrent counterparts of FilterVariant's plain alternatives: the whole-word shapes and
+// b = 4 with a run-time f (the default Config's f = 13) at the AVX-512 level, then the whole-word
+// shapes at AVX2 (make_concurrent takes the first the CPU runs), then every shape portable. The
+// run-time f compares with SWAR at every level; at AVX-512 its batches of integer keys take the
+// eight-key stage (detail/vector_probes.hpp), which is why it is held there.
 using ConcurrentVariant = std::variant<
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     IsaConcurrentFilter<ConcurrentAt<4, 8, Isa::kAvx512>>,
     IsaConcurrentFilter<ConcurrentAt<4, 12, Isa::kAvx512>>,
     IsaConcurrentFilter<ConcurrentAt<4, 16, Isa::kAvx512>>,
+    IsaConcurrentFilter<ConcurrentAt<4, 0, Isa::kAvx512>>,
     IsaConcurrentFilter<ConcurrentAt<4, 8, Isa::kAvx2>>,
     IsaConcurrentFilter<ConcurrentAt<4, 12, Isa::kAvx2>>,
     IsaConcurrentFilter<ConcurrentAt<4, 16, Isa::kAvx2>>,
@@ -235,8 +239,8 @@ class ConcurrentFilter {
   bool semi_sorted() const noexcept { return false; }
   /// The instruction-set level of this filter's lookups, as Filter::isa(): for the whole-word
   /// shapes (b = 4 with f = 8, 12 or 16) the best of AVX-512 and AVX2 that this CPU has and
-  /// CUCKOO_ISA allows, chosen once at construction (isa_concurrent_filter.hpp); portable
-  /// otherwise.
+  /// CUCKOO_ISA allows, for b = 4 with any other f AVX-512 where allowed, chosen once at
+  /// construction (isa_concurrent_filter.hpp); portable otherwise.
   Isa isa() const noexcept {
     return visit([](const auto& f) {
       return detail::table_isa<typename std::decay_t<decltype(f)>::table_type>();

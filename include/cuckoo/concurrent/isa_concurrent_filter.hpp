@@ -7,8 +7,9 @@
 // function compiled for the level, as in a -march=native build. ConcurrentFilter
 // (concurrent_filter.hpp) holds these for the whole-word shapes (b = 4 with f = 8, 12, 16) and
 // picks the best level the CPU has (active_isa()), so builds without -march=native (distribution
-// packages, the Python module) get the vector compare too. Writers, the retry paths and everything
-// else are Inner's: the table's bytes, and every answer, are the portable filter's
+// packages, the Python module) get the vector compare too; b = 4 with a run-time f is held at
+// AVX-512 for its batches (it compares with SWAR at every level). Writers, the retry paths and
+// everything else are Inner's: the table's bytes, and every answer, are the portable filter's
 // (tests/concurrent/test_concurrent_isa.cpp).
 //
 // Both levels compare the two buckets with the same AVX2 code (an AVX-512 compare of them measured
