@@ -428,22 +428,30 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   bool erase_probe(const Probe& p) noexcept {
     const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
     {
-      const concurrent::StripeGuard locked(stripes_, s1);
+      concurrent::StripeGuard locked(stripes_, s1);
       if (table_.remove(p.bucket, p.fingerprint)) {
-        stripes_.add_items(s1, -1);
+        locked.add_items(-1);
         return true;
       }
     }
-    const concurrent::StripePairGuard locked(stripes_, s1, s2);
+    concurrent::StripePairGuard locked(stripes_, s1, s2);
     if (table_.remove(p.bucket, p.fingerprint) || table_.remove(p.alt, p.fingerprint)) {
-      stripes_.add_items(s1, -1);
+      locked.add_items(-1);
       return true;
     }
     return false;
   }
 
-  bool insert_probe(const Probe& p) {
-    if (place_in_own_buckets(p)) return true;
+  /// The common case, the key's own buckets under their stripes, inline in the caller with the
+  /// stripes' lock and release; the rest out of line. Out of line, with the probe passed through
+  /// memory and the stripe calls out of line too, a single-key insert from empty to 42% of
+  /// 184 MiB took 87-100 ns against Filter's 47; inline (and the count in the stripe word) 65
+  /// (README, Concurrency).
+  CUCKOO_HOT bool insert_probe(const Probe& p) {
+    return place_in_own_buckets(p) || insert_displacing(p);
+  }
+  /// The rest of an insert whose buckets are full: displacement paths, then the exclusive walk.
+  [[gnu::noinline]] bool insert_displacing(const Probe& p) {
     if (max_kicks_ == 0) return false;
     for (unsigned attempt = 0; attempt < kPathAttempts; ++attempt) {
       const PathResult result = insert_by_path(p);
@@ -458,12 +466,12 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// entries, so it enters the writer-activity word only for an entry written by two stores
   /// (AddingGuard). (Peeking at the first bucket before its lock, to skip that lock when the
   /// bucket is full, measured slower: the lock's locked instruction then waits for the peek.)
-  bool place_in_own_buckets(const Probe& p) noexcept {
+  CUCKOO_HOT bool place_in_own_buckets(const Probe& p) noexcept {
     const std::size_t s1 = stripe_of(p.bucket);
     {
       concurrent::AddingGuard locked(stripes_, s1, s1);
       if (table_.try_place(p.bucket, p.fingerprint, [&] { locked.announce(); })) {
-        stripes_.add_items(s1, 1);
+        locked.add_items(1);
         return true;
       }
     }
@@ -471,7 +479,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     const auto announce = [&] { locked.announce(); };
     if (table_.try_place(p.bucket, p.fingerprint, announce) ||
         table_.try_place(p.alt, p.fingerprint, announce)) {
-      stripes_.add_items(s1, 1);
+      locked.add_items(1);
       return true;
     }
     return false;
