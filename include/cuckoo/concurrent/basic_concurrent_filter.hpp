@@ -425,16 +425,19 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
 
   /// Removes from the first bucket holding only its stripe when it can (one lock, not two); else
   /// both stripes, first bucket then second, as the single-thread filter does.
-  bool erase_probe(const Probe& p) noexcept {
-    const std::size_t s1 = stripe_of(p.bucket), s2 = stripe_of(p.alt);
+  /// The first bucket's case inline in the caller, as insert_probe's.
+  CUCKOO_HOT bool erase_probe(const Probe& p) noexcept {
     {
-      concurrent::StripeGuard locked(stripes_, s1);
+      concurrent::StripeGuard locked(stripes_, stripe_of(p.bucket));
       if (table_.remove(p.bucket, p.fingerprint)) {
         locked.add_items(-1);
         return true;
       }
     }
-    concurrent::StripePairGuard locked(stripes_, s1, s2);
+    return erase_from_pair(p);
+  }
+  [[gnu::noinline]] bool erase_from_pair(const Probe& p) noexcept {
+    concurrent::StripePairGuard locked(stripes_, stripe_of(p.bucket), stripe_of(p.alt));
     if (table_.remove(p.bucket, p.fingerprint) || table_.remove(p.alt, p.fingerprint)) {
       locked.add_items(-1);
       return true;

@@ -195,10 +195,10 @@ class StripedVersions {
   /// Every writer brackets its changes with these (the guards below do): enter before its first
   /// store, leave after its last. Both do nothing in a thread inside a WriteScope of this filter,
   /// which entered once for all its writes.
-  void enter_write() const noexcept {
+  CUCKOO_CONCURRENT_HOT void enter_write() const noexcept {
     if (write_scope_ != this) add_to_activity(1, std::memory_order_relaxed);
   }
-  void leave_write() const noexcept {
+  CUCKOO_CONCURRENT_HOT void leave_write() const noexcept {
     if (write_scope_ != this) add_to_activity(kWriteDone - 1, std::memory_order_release);
   }
 
@@ -353,14 +353,14 @@ class StripedVersions {
 /// Holds one stripe for a scope.
 class StripeGuard {
  public:
-  StripeGuard(const StripedVersions& versions, std::size_t stripe) noexcept
+  CUCKOO_CONCURRENT_HOT StripeGuard(const StripedVersions& versions, std::size_t stripe) noexcept
       : versions_(versions), stripe_(stripe) {
     versions_.lock(stripe_);
     versions_.enter_write();
   }
   StripeGuard(const StripeGuard&) = delete;
   StripeGuard& operator=(const StripeGuard&) = delete;
-  ~StripeGuard() {
+  CUCKOO_CONCURRENT_HOT ~StripeGuard() {
     versions_.leave_write();
     versions_.unlock(stripe_, items_);
   }
