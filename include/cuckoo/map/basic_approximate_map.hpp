@@ -269,12 +269,7 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
     // key (one match or none) stores its value and moves on without a branch on the answer.
     std::size_t used = 0;
     values.resize(n + kMaxMatches);
-    const std::byte* const value_base = values_.data();
-    const auto value_of = [value_base](std::uint64_t slot) CUCKOO_LAMBDA_HOT {
-      V v;
-      std::memcpy(&v, value_base + slot * sizeof(V), sizeof(V));
-      return v;
-    };
+    const std::byte* const value_base = values_.data();  // in this frame, as lookup_pipeline's
     // Stage 2 keeps each key's probe (for a key with several matches) and its first matching
     // slot with the match count, in one word, until stage 3, kValueDepth keys later.
     Probe probes[kValueDepth];
@@ -285,11 +280,11 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
       if (used + kMaxMatches > values.size()) values.resize(2 * values.size());
       const std::size_t matched = fc & kCountMask;
       if (matched <= 1) [[likely]] {
-        values[used] = value_of(fc >> kCountBits);  // harmless when nothing matched
+        values[used] = value_in(value_base, fc >> kCountBits);  // harmless when nothing matched
         used += matched;
       } else {
         matches_of(probes[k & (kValueDepth - 1)]).for_each([&](std::uint64_t slot) {
-          values[used++] = value_of(slot);
+          values[used++] = value_in(value_base, slot);
         });
       }
       ends[k] = used;
@@ -301,7 +296,7 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
     lookup_pipeline(keys, [&](const auto& reader, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
       const Matches m{p.bucket, p.alt, reader.match_mask_pair(p.bucket, p.alt, p.fingerprint)};
       const std::uint64_t first = m.first_slot();
-      __builtin_prefetch(value_base + first * sizeof(V), 0, 2);
+      prefetch_value<detail::Intent::kLookup>(value_base, first);
       if (i >= kValueDepth) read_values(i - kValueDepth);  // before its ring slot is reused
       probes[i & (kValueDepth - 1)] = p;
       first_and_count[i & (kValueDepth - 1)] = first << kCountBits | m.count();
@@ -429,11 +424,13 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
     return std::memcmp(&a, &b, sizeof(V)) == 0;
   }
 
-  V value_at(std::uint64_t slot) const noexcept {
+  /// The value of `slot` in a value array at `base`: the map's, or a batch's copy of its address.
+  CUCKOO_HOT static V value_in(const std::byte* base, std::uint64_t slot) noexcept {
     V v;
-    std::memcpy(&v, values_.data() + slot * sizeof(V), sizeof(V));
+    std::memcpy(&v, base + slot * sizeof(V), sizeof(V));
     return v;
   }
+  V value_at(std::uint64_t slot) const noexcept { return value_in(values_.data(), slot); }
   void set_value(std::uint64_t slot, const V& v) noexcept {
     std::memcpy(values_.data() + slot * sizeof(V), &v, sizeof(V));
   }
@@ -455,8 +452,10 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
   Probe fetch_for_write(const K& key) const noexcept {
     const Probe p = probe_of(hash_key(hasher_, key));
     detail::prefetch_buckets<detail::Intent::kWrite>(table_, p.bucket, p.alt);
-    prefetch_slot<detail::Intent::kWrite>(p.bucket * kBucketSize);
-    if constexpr (kSecondValueLine) prefetch_slot<detail::Intent::kWrite>(p.alt * kBucketSize);
+    prefetch_value<detail::Intent::kWrite>(values_.data(), p.bucket * kBucketSize);
+    if constexpr (kSecondValueLine) {
+      prefetch_value<detail::Intent::kWrite>(values_.data(), p.alt * kBucketSize);
+    }
     return p;
   }
 
@@ -478,13 +477,14 @@ class BasicApproximateMap : public detail::KeyForwarding<BasicApproximateMap<Tab
     return {p.bucket, p.alt, table_.match_mask_pair(p.bucket, p.alt, p.fingerprint)};
   }
 
-  /// The value line of `slot`: into L2 for a lookup, into L1 for writing.
-  template <detail::Intent kIntent = detail::Intent::kLookup>
-  CUCKOO_HOT void prefetch_slot(std::uint64_t slot) const noexcept {
+  /// The line of `slot`'s value in a value array at `base`: into L2 for a lookup, into L1 for
+  /// writing.
+  template <detail::Intent kIntent>
+  CUCKOO_HOT static void prefetch_value(const std::byte* base, std::uint64_t slot) noexcept {
     if constexpr (kIntent == detail::Intent::kLookup) {
-      __builtin_prefetch(values_.data() + slot * sizeof(V), 0, 2);
+      __builtin_prefetch(base + slot * sizeof(V), 0, 2);
     } else {
-      __builtin_prefetch(values_.data() + slot * sizeof(V), 1, 3);
+      __builtin_prefetch(base + slot * sizeof(V), 1, 3);
     }
   }
 
