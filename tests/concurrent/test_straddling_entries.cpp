@@ -10,7 +10,7 @@
 // fillers are always there, so any "no" is a false negative. The recorded-history test
 // (test_concurrent_linearizability.cpp) can meet this race only when a random history happens to
 // pair such an insert with a lookup of such a key: `make mutation-check`'s unannounced-straddlers
-// mutant failed it in 2 of 10 runs on 2026-12-03, and fails this test in every shape.
+// mutant failed it in 2 of 13 runs on 2026-12-03, and fails this test in every shape.
 #include <gtest/gtest.h>
 
 #include <algorithm>
