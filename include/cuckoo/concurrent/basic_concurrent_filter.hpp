@@ -16,13 +16,15 @@
 // writer-activity word (striped_versions.hpp), but for an insert into the key's own buckets of an
 // entry inside one word: one store that only adds, which lookups need not validate against
 // (StripedVersions::AddingGuard):
-//   - insert into, or erase from, the key's first bucket: its stripe alone; when the first
-//     bucket will not do, both of the key's stripes, first bucket then second, as BasicFilter;
+//   - insert into the key's first bucket, then into its second, each under its own stripe alone;
+//     erase from the first bucket under its stripe, and when it does not hold the key, from both
+//     under both stripes, first bucket then second, as BasicFilter;
 //   - a displacement path (when both buckets are full) is found by the same chunked breadth-first
 //     search as the single-thread filter, but without any lock, over relaxed reads that may be
 //     stale. Its moves are then made from the free end back to the key (libcuckoo's scheme),
 //     each under the two stripes it touches and only after checking that the entry to move is
-//     still there and the target bucket still has room. If a check fails (another thread got
+//     still there and the target bucket still has room; the last move leaves the key's
+//     fingerprint in the slot it frees, under the same locks. If a check fails (another thread got
 //     there first), the moves already made stay (each left an item in its other bucket, so
 //     nothing is lost) and the search starts again, at most kPathAttempts times.
 //
@@ -464,24 +466,20 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return insert_exclusive(p);
   }
 
-  /// Places in the first bucket holding only its stripe when it has room (most inserts below
-  /// ~80% load: one lock, not two); else both stripes, first bucket then second. It only adds
-  /// entries, so it enters the writer-activity word only for an entry written by two stores
-  /// (AddingGuard). (Peeking at the first bucket before its lock, to skip that lock when the
-  /// bucket is full, measured slower: the lock's locked instruction then waits for the peek.)
+  /// Places in the first bucket, then in the second, each under its own stripe alone: an insert
+  /// needs no instant at which both buckets are seen together (it takes effect at the store that
+  /// places it), and one lock per bucket tried is one locked instruction fewer than holding both
+  /// for the second try. It only adds entries, so it enters the writer-activity word only for an
+  /// entry written by two stores (AddingGuard). (Peeking at the first bucket before its lock, to
+  /// skip that lock when the bucket is full, measured slower: the lock's locked instruction then
+  /// waits for the peek.)
   CUCKOO_HOT bool place_in_own_buckets(const Probe& p) noexcept {
-    const std::size_t s1 = stripe_of(p.bucket);
-    {
-      concurrent::AddingGuard locked(stripes_, s1, s1);
-      if (table_.try_place(p.bucket, p.fingerprint, [&] { locked.announce(); })) {
-        locked.add_items(1);
-        return true;
-      }
-    }
-    concurrent::AddingGuard locked(stripes_, s1, stripe_of(p.alt));
-    const auto announce = [&] { locked.announce(); };
-    if (table_.try_place(p.bucket, p.fingerprint, announce) ||
-        table_.try_place(p.alt, p.fingerprint, announce)) {
+    return place_in_bucket(p.bucket, p.fingerprint) || place_in_bucket(p.alt, p.fingerprint);
+  }
+  CUCKOO_HOT bool place_in_bucket(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    const std::size_t stripe = stripe_of(bucket);
+    concurrent::AddingGuard locked(stripes_, stripe, stripe);
+    if (table_.try_place(bucket, fingerprint, [&] { locked.announce(); })) {
       locked.add_items(1);
       return true;
     }
@@ -503,32 +501,46 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// stripes it touches, copy before erase; then the key into the freed root bucket.
   PathResult move_along(const std::array<BfsNode, kBfsNodes>& bfs, std::size_t n,
                         const Probe& p) noexcept {
-    for (auto child = static_cast<std::int32_t>(n); bfs[child].parent >= 0;
-         child = bfs[child].parent) {
+    auto child = static_cast<std::int32_t>(n);
+    if (bfs[child].parent < 0) {  // the search found room in a root bucket itself
+      return place_in_own_buckets(p) ? PathResult::kInserted : PathResult::kRaced;
+    }
+    for (;; child = bfs[child].parent) {
       const BfsNode& node = bfs[child];
       const BfsNode& parent = bfs[node.parent];
-      if (!move_entry(parent.bucket, node.slot, node.moved, node.bucket)) {
+      const bool last = parent.parent < 0;  // this move frees the slot the key takes
+      if (!move_entry(parent.bucket, node.slot, node.moved, node.bucket,
+                      last ? p.fingerprint : 0)) {
         return PathResult::kRaced;
       }
+      if (last) return PathResult::kInserted;
     }
-    return place_in_own_buckets(p) ? PathResult::kInserted : PathResult::kRaced;
   }
 
   /// Moves `value` from slot `slot` of `from` to an empty slot of `to` (= alt(from, value)), if
-  /// the slot still holds it and `to` still has room.
-  bool move_entry(std::uint64_t from, unsigned slot, std::uint32_t value,
-                  std::uint64_t to) noexcept {
-    const concurrent::StripePairGuard locked(stripes_, stripe_of(from), stripe_of(to));
+  /// the slot still holds it and `to` still has room, and leaves `replacement` in the slot (0:
+  /// none). The last move of a path hands the freed slot to the key being inserted under the
+  /// same locks, as BasicFilter's path writes it: a separate placement afterwards took two more
+  /// locked instructions per displacing insert.
+  bool move_entry(std::uint64_t from, unsigned slot, std::uint32_t value, std::uint64_t to,
+                  std::uint32_t replacement) noexcept {
+    concurrent::StripePairGuard locked(stripes_, stripe_of(from), stripe_of(to));
     if (table_.read(from, slot) != value) return false;
 #ifdef CUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY
     if (!table_.has_free(to)) return false;  // mutation: the item is briefly in neither bucket
     table_.write(from, slot, value, 0);
     CUCKOO_WIDEN_RACE_WINDOW();
-    return table_.try_place(to, value);
+    if (!table_.try_place(to, value)) return false;
+    if (replacement != 0) {
+      table_.write(from, slot, 0, replacement);
+      locked.add_items(1);
+    }
+    return true;
 #endif
     if (!table_.try_place(to, value)) return false;  // copy ...
     CUCKOO_WIDEN_RACE_WINDOW();
-    table_.write(from, slot, value, 0);  // ... before erase
+    table_.write(from, slot, value, replacement);  // ... before erase
+    if (replacement != 0) locked.add_items(1);
     return true;
   }
 
