@@ -498,7 +498,8 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   }
 
   /// The path ending at node `n`, free end first: each move checked and made under the two
-  /// stripes it touches, copy before erase; then the key into the freed root bucket.
+  /// stripes it touches, copy before erase, the last one leaving the key in the root bucket's
+  /// slot it frees (move_entry's `replacement`).
   PathResult move_along(const std::array<BfsNode, kBfsNodes>& bfs, std::size_t n,
                         const Probe& p) noexcept {
     auto child = static_cast<std::int32_t>(n);
@@ -520,8 +521,8 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// Moves `value` from slot `slot` of `from` to an empty slot of `to` (= alt(from, value)), if
   /// the slot still holds it and `to` still has room, and leaves `replacement` in the slot (0:
   /// none). The last move of a path hands the freed slot to the key being inserted under the
-  /// same locks, as BasicFilter's path writes it: a separate placement afterwards took two more
-  /// locked instructions per displacing insert.
+  /// same locks, as BasicFilter's path writes it: a separate placement afterwards took the first
+  /// bucket's stripe again, and the second's too when the freed slot was there.
   bool move_entry(std::uint64_t from, unsigned slot, std::uint32_t value, std::uint64_t to,
                   std::uint32_t replacement) noexcept {
     concurrent::StripePairGuard locked(stripes_, stripe_of(from), stripe_of(to));
