@@ -133,11 +133,10 @@ std::string race_straddling_entry(unsigned b, unsigned f, std::uint64_t buckets)
   EXPECT_EQ(entry_at(filter, bit, f), 0u);
   if (::testing::Test::HasFailure()) return "premise";
 
-  const std::size_t cycles = kCycles;
   std::atomic<bool> done{false};
   std::atomic<std::size_t> writer_failures{0};
   std::thread writer([&] {
-    for (std::size_t i = 0; i < cycles; ++i) {
+    for (std::size_t i = 0; i < kCycles; ++i) {
       if (!filter.insert(straddler) || !filter.erase(straddler)) ++writer_failures;
       // A gap in which the reader can take the stripes it may be waiting for: a spinning writer
       // would otherwise take them back at once, and the reader would make a handful of lookups.
@@ -167,7 +166,7 @@ std::string race_straddling_entry(unsigned b, unsigned f, std::uint64_t buckets)
   std::printf("b = %u, f = %u: entry %llu straddles (bits %llu..%llu), %zu cycles, %zu rounds\n", b,
               f, static_cast<unsigned long long>(bucket * b + slot),
               static_cast<unsigned long long>(bit), static_cast<unsigned long long>(bit + f - 1),
-              cycles, rounds);
+              kCycles, rounds);
 
   std::string wrong;
   if (writer_failures != 0) wrong += std::to_string(writer_failures.load()) + " failed writes; ";

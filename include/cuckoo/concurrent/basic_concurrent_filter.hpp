@@ -352,20 +352,20 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-    std::uint64_t before, after;
-    const bool hit = table_.contains_pair_between(stripes_.activity_word(), p.bucket, p.alt,
-                                                  p.fingerprint, before, after);
-    if (concurrent::StripedVersions::quiet(before, after)) [[likely]]
+    bool quiet;
+    const bool hit = table_.template contains_pair_between<concurrent::StripedVersions::kQuietBits>(
+        stripes_.activity_word(), p.bucket, p.alt, p.fingerprint, quiet);
+    if (quiet) [[likely]]
       return hit;
     return pair_retry<&Table::contains_pair>(p.bucket, p.alt, p.fingerprint);
   }
   CUCKOO_HOT std::size_t count_probe(const Probe& p) const noexcept {
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.count_pair(p.bucket, p.alt, p.fingerprint);
-    std::uint64_t before, after;
-    const unsigned n = table_.count_pair_between(stripes_.activity_word(), p.bucket, p.alt,
-                                                 p.fingerprint, before, after);
-    if (concurrent::StripedVersions::quiet(before, after)) [[likely]]
+    bool quiet;
+    const unsigned n = table_.template count_pair_between<concurrent::StripedVersions::kQuietBits>(
+        stripes_.activity_word(), p.bucket, p.alt, p.fingerprint, quiet);
+    if (quiet) [[likely]]
       return n;
     return pair_retry<&Table::count_pair>(p.bucket, p.alt, p.fingerprint);
   }

@@ -180,14 +180,15 @@ class StripedVersions {
   };
 
   /// The same read for a table that loads the word itself, around its bucket reads
-  /// (AtomicPackedTable::contains_pair_between): the word's address, and QuietRead's test of the
-  /// values it read before and after the buckets.
+  /// (AtomicPackedTable::contains_pair_between, which makes QuietRead's test with kQuietBits).
   const std::uint64_t* activity_word() const noexcept { return &activity_.word; }
+  /// The bits of the word above its writers-inside count (kWritersInside, below).
+  static constexpr std::uint64_t kQuietBits = ~((std::uint64_t{1} << 24) - 1);
   /// Compares `after` with `before` with its writers-inside bits cleared: if any were set, the
   /// word was above the cleared value then and only grows, so the one comparison fails (short of
   /// 2^40 writes during the lookup). One compare-and-branch instead of a test of each.
   static constexpr bool quiet(std::uint64_t before, std::uint64_t after) noexcept {
-    return after == (before & ~kWritersInside);
+    return after == (before & kQuietBits);
   }
 
   // ---- Writers --------------------------------------------------------------------------------
@@ -333,7 +334,7 @@ class StripedVersions {
   /// 2^40 writes during one lookup to bring it back to a value the lookup saw). On a line pair of
   /// its own: writers change it, lookups of every thread read it. Held in the object, not behind a
   /// pointer: a lookup then finds it at a fixed offset from the filter, one load fewer per key.
-  static constexpr std::uint64_t kWritersInside = (std::uint64_t{1} << 24) - 1;
+  static constexpr std::uint64_t kWritersInside = ~kQuietBits;
   static constexpr std::uint64_t kWriteDone = std::uint64_t{1} << 24;
   /// The filter whose activity word this thread entered for a WriteScope, if any.
   static inline thread_local const StripedVersions* write_scope_ = nullptr;
