@@ -308,40 +308,37 @@ class AtomicPackedTable {
     return n;
   }
   /// count_pair between two loads of a validation word, as contains_pair_between.
-  template <std::uint64_t kKeep>
   CUCKOO_HOT unsigned count_pair_between(const std::uint64_t* word, std::uint64_t b1,
                                          std::uint64_t b2, std::uint32_t value,
                                          bool& unchanged) const noexcept {
     if constexpr (kReadsBetweenByAssembly && !kWidenedRaceWindows) {
-      return this->template whole_word_count_between<kKeep>(word, whole_bucket_at(b1),
-                                                            whole_bucket_at(b2), value, unchanged);
+      return this->whole_word_count_between(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                            unchanged);
     }
     const std::uint64_t before =
         std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_acquire);
     const unsigned n = count_pair(b1, b2, value);
-    unchanged = std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_relaxed) ==
-                (before & kKeep);
+    unchanged = StripedVersions::quiet(
+        before, std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_relaxed));
     return n;
   }
 
   /// contains_pair between two loads of a validation word (StripedVersions::activity_word):
-  /// `unchanged` says whether its value behind both bucket reads equals its value ahead of them
-  /// with only the bits of kKeep kept (StripedVersions::kQuietBits: the test of
-  /// StripedVersions::quiet, made where the word is read so that it can be one `cmp`).
-  template <std::uint64_t kKeep>
+  /// `unchanged` is StripedVersions::quiet of its values ahead of both bucket reads and behind
+  /// them, tested where the word is read so that it can be one `cmp`.
   CUCKOO_HOT bool contains_pair_between(const std::uint64_t* word, std::uint64_t b1,
                                         std::uint64_t b2, std::uint32_t value,
                                         bool& unchanged) const noexcept {
     if constexpr (kReadsBetweenByAssembly) {
       // this->: declared in x86 builds only, and looked up only where it is called.
-      return this->template any_hit_avx2_between<kKeep>(word, whole_bucket_at(b1),
-                                                        whole_bucket_at(b2), value, unchanged);
+      return this->any_hit_avx2_between(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                        unchanged);
     }
     const std::uint64_t before =
         std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_acquire);
     const bool hit = contains_pair(b1, b2, value);
-    unchanged = std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_relaxed) ==
-                (before & kKeep);
+    unchanged = StripedVersions::quiet(
+        before, std::atomic_ref<const std::uint64_t>(*word).load(std::memory_order_relaxed));
     return hit;
   }
 
@@ -519,7 +516,6 @@ class AtomicPackedTable {
   /// table took 0.88-0.89x the time in runs where this VM's memory was slow and the same time in
   /// the others (README, Concurrency). Mutation-check builds split it in two around the race
   /// window.
-  template <std::uint64_t kKeep>
   CUCKOO_AVX2_FN static bool any_hit_avx2_between(const std::uint64_t* word, const std::byte* at1,
                                                   const std::byte* at2, std::uint32_t value,
                                                   bool& unchanged) noexcept {
@@ -535,8 +531,7 @@ class AtomicPackedTable {
           "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
           "cmp {%[word], %[kept]|%[kept], %[word]}"
           : [kept] "=&r"(kept), [x1] "=&x"(x1), [x2] "=&x"(x2), "=@ccz"(unchanged)
-          : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2),
-            [keep] "e"(sign_extended_immediate<kKeep>()));
+          : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate));
     } else {
       // Two volatile statements, which the compiler keeps in order, and the window between them.
       std::uint64_t before, after;
@@ -551,13 +546,12 @@ class AtomicPackedTable {
           "mov {%[word], %[after]|%[after], %[word]}"
           : [x2] "=&x"(x2), [after] "=r"(after)
           : [word] "m"(*word), [b2] "m"(bucket2));
-      unchanged = after == (before & kKeep);
+      unchanged = StripedVersions::quiet(before, after);
     }
     return any_hit_broadcast(x1, x2, value);
   }
   /// whole_word_count_pair of the buckets whose bytes start at `at1` and `at2`, read between two
   /// loads of `word` in one assembly statement, for the reason any_hit_avx2_between gives.
-  template <std::uint64_t kKeep>
   CUCKOO_HOT static unsigned whole_word_count_between(const std::uint64_t* word,
                                                       const std::byte* at1, const std::byte* at2,
                                                       std::uint32_t value,
@@ -571,18 +565,15 @@ class AtomicPackedTable {
         "cmp {%[word], %[kept]|%[kept], %[word]}"
         : [kept] "=&r"(kept), [w1] "=&r"(w1), [w2] "=&r"(w2), "=@ccz"(unchanged)
         : [word] "m"(*word), [b1] "m"(*reinterpret_cast<const UnalignedWord*>(at1)),
-          [b2] "m"(*reinterpret_cast<const UnalignedWord*>(at2)),
-          [keep] "e"(sign_extended_immediate<kKeep>()));
+          [b2] "m"(*reinterpret_cast<const UnalignedWord*>(at2)), [keep] "e"(kQuietImmediate));
     return whole_word_count(w1, w2, value);
   }
-  /// kKeep as the signed 32-bit immediate that an x86-64 `and` sign-extends to it.
-  template <std::uint64_t kKeep>
-  static constexpr std::int64_t sign_extended_immediate() noexcept {
-    constexpr auto as_signed = static_cast<std::int64_t>(kKeep);
-    static_assert(as_signed >= INT32_MIN && as_signed <= INT32_MAX,
-                  "the kept bits must be an and-immediate: a sign-extended 32-bit value");
-    return as_signed;
-  }
+  /// StripedVersions::kQuietBits as the signed 32-bit immediate that an x86-64 `and`
+  /// sign-extends to it.
+  static constexpr std::int64_t kQuietImmediate =
+      static_cast<std::int64_t>(StripedVersions::kQuietBits);
+  static_assert(kQuietImmediate >= INT32_MIN && kQuietImmediate <= INT32_MAX,
+                "the quiet bits must be an and-immediate: a sign-extended 32-bit value");
   /// The 8 bytes at `at` (little-endian: x86) in every 64-bit element, by one instruction.
   CUCKOO_AVX2_FN static __m256i broadcast_word_at(const std::byte* at) noexcept {
     __m256i out;

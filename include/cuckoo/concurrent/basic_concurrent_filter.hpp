@@ -353,8 +353,8 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
     bool quiet;
-    const bool hit = table_.template contains_pair_between<concurrent::StripedVersions::kQuietBits>(
-        stripes_.activity_word(), p.bucket, p.alt, p.fingerprint, quiet);
+    const bool hit = table_.contains_pair_between(stripes_.activity_word(), p.bucket, p.alt,
+                                                  p.fingerprint, quiet);
     if (quiet) [[likely]]
       return hit;
     return pair_retry<&Table::contains_pair>(p.bucket, p.alt, p.fingerprint);
@@ -363,8 +363,8 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.count_pair(p.bucket, p.alt, p.fingerprint);
     bool quiet;
-    const unsigned n = table_.template count_pair_between<concurrent::StripedVersions::kQuietBits>(
-        stripes_.activity_word(), p.bucket, p.alt, p.fingerprint, quiet);
+    const unsigned n =
+        table_.count_pair_between(stripes_.activity_word(), p.bucket, p.alt, p.fingerprint, quiet);
     if (quiet) [[likely]]
       return n;
     return pair_retry<&Table::count_pair>(p.bucket, p.alt, p.fingerprint);

@@ -180,7 +180,7 @@ class StripedVersions {
   };
 
   /// The same read for a table that loads the word itself, around its bucket reads
-  /// (AtomicPackedTable::contains_pair_between, which makes QuietRead's test with kQuietBits).
+  /// (AtomicPackedTable::contains_pair_between, which makes QuietRead's test itself).
   const std::uint64_t* activity_word() const noexcept { return &activity_.word; }
   /// The bits of the word above its writers-inside count (kWritersInside, below).
   static constexpr std::uint64_t kQuietBits = ~((std::uint64_t{1} << 24) - 1);
