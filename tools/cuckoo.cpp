@@ -346,7 +346,8 @@ template <class Growable, class K>
 std::string growth_limit(const Growable& f, const K& key) {
   const unsigned next = f.doublings() + 1;
   if (next > cuckoo::growth::kMaxDoublings ||
-      cuckoo::growth::slot_bits(f.base_fingerprint_bits(), next) > cuckoo::growth::kMaxSlotBits) {
+      cuckoo::growth::slot_bits(f.base_fingerprint_bits(), next, f.schedule()) >
+          cuckoo::growth::kMaxSlotBits) {
     return fmt::format("it has doubled {} times, the most a growable filter of base width {} can",
                        f.doublings(), f.base_fingerprint_bits());
   }
@@ -518,15 +519,19 @@ void print_growable_info(const std::string& path, const cuckoo::io::FileInfo& fi
   const cuckoo::io::FileHeader& h = file.header;
   const unsigned f = h.layout.fingerprint_bits, g = h.doublings;
   const double slots = slots_of(h);
-  const unsigned first_bits = growth::compared_bits(f, 0);
+  const unsigned first_bits = growth::compared_bits(f, 0, h.schedule);
   const unsigned shortest = g >= first_bits ? 0 : first_bits - g;
   fmt::print("file             {} ({} bytes)\n", path, h.file_bytes());
   fmt::print("format           cuckoo filter, format version {}\n", h.version);
   fmt::print("growable         yes (doubles when full)\n");
   fmt::print("hash             XXH3-64, seed {:#018x}\n", h.seed);
   fmt::print("base fingerprint {} bits (f)\n", f);
-  fmt::print("slot bits        {}\n", growth::slot_bits(f, g));
-  fmt::print("compared bits    {} (entries added now)\n", growth::compared_bits(f, g));
+  fmt::print("slot bits        {}\n", growth::slot_bits(f, g, h.schedule));
+  fmt::print("compared bits    {} (entries added now)\n", growth::compared_bits(f, g, h.schedule));
+  fmt::print("width schedule   {}\n",
+             h.schedule == growth::Schedule::kBareFirst
+                 ? "bare first (f + 2 + floor(log2(16(g + 1)/15)) bits)"
+                 : "ceiling (f + 2 + ceil(log2(g + 1)) bits; saved before 2026-12-04)");
   if (shortest > 0) {
     fmt::print("shortest         {} bits (entries added before the first doubling)\n", shortest);
   } else {
@@ -541,7 +546,7 @@ void print_growable_info(const std::string& path, const cuckoo::io::FileInfo& fi
   fmt::print("items            {}\n", h.item_count);
   fmt::print("stash            {} entries\n", h.stash_count);
   print_load(h);
-  const double full_fpr = growth::fpr_bound(h.layout.bucket_size, f, g);
+  const double full_fpr = growth::fpr_bound(h.layout.bucket_size, f, g, h.schedule);
   if (file.checksum_ok()) {
     const cuckoo::MappedFilter mapped = cuckoo::Filter::map(path, cuckoo::ChecksumCheck::kSkip);
     const double expected_fpr = mapped->visit([](const auto& filter) -> double {

@@ -151,7 +151,7 @@ void note_doublings(const cuckoo::BasicGrowableFilter<kBucketSize>& g, unsigned 
   const unsigned count = g.doublings() - before;
   events.push_back({before, g.size() - 1, bytes, slot_bits, count});
   for (unsigned j = before + 1; j < g.doublings(); ++j) {
-    const unsigned bits = cuckoo::growth::slot_bits(g.base_fingerprint_bits(), j);
+    const unsigned bits = cuckoo::growth::slot_bits(g.base_fingerprint_bits(), j, g.schedule());
     events.push_back(
         {j, g.size() - 1, Table::bytes_for(g.initial_bucket_count() << j, bits), bits, count});
   }

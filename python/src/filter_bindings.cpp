@@ -32,7 +32,8 @@ double error_rate_bound(const Filter& filter) {
   if (filter.growable()) {
     return filter.visit([](const auto& f) -> double {
       if constexpr (requires { f.base_fingerprint_bits(); }) {
-        return growth::fpr_bound(f.bucket_size(), f.base_fingerprint_bits(), f.doublings());
+        return growth::fpr_bound(f.bucket_size(), f.base_fingerprint_bits(), f.doublings(),
+                                 f.schedule());
       } else {
         return 1.0;  // unreachable: growable() is true only for growable alternatives
       }

@@ -110,6 +110,7 @@ grep -q "^checksum *ok" out || fail "info checksum of a grown filter: $(grep che
 for field in "base fingerprint" "slot bits" "compared bits" "shortest" "stash" "expected FPR"; do
   grep -q "^$field " out || fail "info of a growable filter lacks '$field': $(head -c 600 out)"
 done
+grep -q "^width schedule *bare first" out || fail "info width schedule: $(grep schedule out)"
 doublings1=$(awk '/^doublings/ {print $2}' out)
 [ "${doublings1:-0}" -ge 7 ] || fail "200000 keys from capacity 1000: only '$doublings1' doublings"
 capacity1=$(awk '/^capacity/ {print $2}' out)

@@ -18,6 +18,9 @@ struct GoldenFile {
   unsigned bucket_size;
   unsigned fingerprint_bits;  // f; the base width f for a growable file
   bool growable = false;
+  /// Growable files: the width schedule they were saved with (0 ceiling, 1 bare first;
+  /// growth::Schedule).
+  unsigned schedule = 0;
 };
 inline constexpr GoldenFile kFiles[] = {
     {"golden_v1_b4_f12.cf", 4, 12},             // a fixed-width table of the facade
@@ -25,6 +28,9 @@ inline constexpr GoldenFile kFiles[] = {
     {"golden_v1_b8_f16.cf", 8, 16},             // run-time width, wide buckets
     {"golden_v2_grow_b4_f13.cf", 4, 13, true},  // format version 2: a grown filter
     {"golden_v2_grow_b2_f11.cf", 2, 11, true},
+    // Format version 2 with the bare-first schedule (growth::Schedule::kBareFirst, 2026-12-04).
+    {"golden_v2_barefirst_b4_f13.cf", 4, 13, true, 1},
+    {"golden_v2_barefirst_b2_f11.cf", 2, 11, true, 1},
 };
 inline constexpr std::uint64_t kSeed = 0x676F6C64656E3031ull;  // "golden01"
 

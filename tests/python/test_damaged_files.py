@@ -90,7 +90,11 @@ def expected_words(data: bytes, position: int) -> tuple:
     if version == 2:
         fields += [(80, 84, ("doublings", "table size", "checksum")),
                    (84, 88, ("stash", "truncated")),
-                   (88, 128, ("reserved",))]
+                   # The width schedule: an unknown one is named; the other known one shows
+                   # as a table of the wrong size, or (where both give the same widths) only
+                   # the checksum can tell.
+                   (88, 92, ("growth schedule", "table size", "checksum")),
+                   (92, 128, ("reserved",))]
     else:
         fields += [(80, 128, ("reserved",))]
     for start, end, words in fields:

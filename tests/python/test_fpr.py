@@ -67,9 +67,12 @@ def fill_until_refused(f) -> int:
 
 
 def growable_bound(bucket_size: int, base_bits: int, doublings: int) -> float:
-    """2b * 2**-L_0 + sum_{j=1..g} b * 2**-L_j, with L_j = f + 1 + ceil(log2(j + 1))."""
+    """2b * 2**-L_0 + sum_{j=1..g} b * 2**-L_j, with L_0 = f + 2 (the bare first generation) and
+    L_j = f + 1 + floor(log2(16 (j + 1) / 15)) (growable_filter.hpp, the bare-first schedule)."""
     def compared(j):
-        return base_bits + 1 + math.ceil(math.log2(j + 1))
+        if j == 0:
+            return base_bits + 2
+        return base_bits + 1 + (16 * (j + 1) // 15).bit_length() - 1
 
     return 2 * bucket_size * 2.0 ** -compared(0) + sum(
         bucket_size * 2.0 ** -compared(j) for j in range(1, doublings + 1))

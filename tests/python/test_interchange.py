@@ -386,6 +386,8 @@ GOLDEN = {  # name: (bucket size, f (the base width for a growable file), growab
     "golden_v1_b8_f16.cf": (8, 16, False),
     "golden_v2_grow_b4_f13.cf": (4, 13, True),
     "golden_v2_grow_b2_f11.cf": (2, 11, True),
+    "golden_v2_barefirst_b4_f13.cf": (4, 13, True),
+    "golden_v2_barefirst_b2_f11.cf": (2, 11, True),
 }
 INSERTED_INTEGERS, PROBED_INTEGERS = 1500, 50000
 INSERTED_STRINGS, PROBED_STRINGS = 400, 2000

@@ -375,12 +375,13 @@ def test_shape_properties(kind_name):
 def test_growable_properties():
     f = cuckoo.CuckooFilter(1000, 0.001, growable=True)
     base = max(11, math.ceil(math.log2(8 / 0.001)))  # growable_filter.hpp: f >= 11
-    # L_g = f + 1 + ceil(log2(g + 1)): the bits an entry inserted now compares.
-    assert f.fingerprint_bits == base + 1
+    # The bits an entry inserted now compares: L_0 = f + 2 (bare), then
+    # L_g = f + 1 + floor(log2(16 (g + 1) / 15)).
+    assert f.fingerprint_bits == base + 2
     f.add_many(keys(7000))
     g = f.doublings
     assert g >= 2 and f.capacity == 1000 * 2**g
-    assert f.fingerprint_bits == base + 1 + math.ceil(math.log2(g + 1))
+    assert f.fingerprint_bits == base + 1 + (16 * (g + 1) // 15).bit_length() - 1
     assert f.semi_sorted is False and f.growable is True
     with pytest.raises(BufferError, match="growable"):
         f.table  # noqa: B018 (the table moves when it doubles: no zero-copy view)

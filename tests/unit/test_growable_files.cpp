@@ -3,6 +3,7 @@
 // their stash, keep growing after a reload, and are refused like version-1 files when damaged.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <random>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "cuckoo/cuckoo.hpp"
+#include "data/golden_keys.hpp"
 #include "support/io_test_support.hpp"
 
 namespace {
@@ -82,6 +84,39 @@ TEST(GrowableFiles, ALoadedFilterKeepsGrowing) {
   for (std::uint64_t k = 0; k < 40'000; ++k) ASSERT_TRUE(copy.contains(k)) << k;
 }
 
+TEST(GrowableFiles, AFileOfTheCeilingScheduleGrowsOnWithItsOwnWidths) {
+  // Files saved before the bare-first schedule (growth::Schedule::kCeiling) keep their widths: a
+  // loaded one reads as it was written and doubles on with W_g = f + 2 + ceil(log2(g + 1)).
+  using namespace cuckoo::golden;
+  const auto path = cuckoo::test::tests_source_dir() / "data" / "golden_v2_grow_b4_f13.cf";
+  cuckoo::Filter loaded = cuckoo::Filter::load(path);
+  const auto schedule_of = [](const cuckoo::Filter& f) {
+    return f.visit([](const auto& g) {
+      if constexpr (requires { g.schedule(); }) {
+        return g.schedule();
+      } else {
+        return cuckoo::growth::kNewestSchedule;  // not reached: the file is growable
+      }
+    });
+  };
+  ASSERT_EQ(schedule_of(loaded), cuckoo::growth::Schedule::kCeiling);
+  const unsigned before = loaded.doublings();
+  for (std::uint64_t k = 0; k < 100'000; ++k) ASSERT_TRUE(loaded.insert(k));
+  EXPECT_GE(loaded.doublings(), before + 5);
+  for (std::uint64_t i = 0; i < kInsertedIntegers; ++i)
+    ASSERT_TRUE(loaded.contains(integer_key(i)));
+  for (std::uint64_t i = 0; i < kInsertedStrings; ++i) ASSERT_TRUE(loaded.contains(string_key(i)));
+  for (std::uint64_t k = 0; k < 100'000; ++k) ASSERT_TRUE(loaded.contains(k)) << k;
+  const unsigned g = loaded.doublings();
+  EXPECT_EQ(loaded.fingerprint_bits(),
+            cuckoo::growth::compared_bits(13, g, cuckoo::growth::Schedule::kCeiling));
+  EXPECT_EQ(loaded.fingerprint_bits(), 14u + (g <= 1 ? g : std::bit_width(g)));
+  // Saved again, it stays a ceiling file.
+  const cuckoo::Filter again = cuckoo::Filter::deserialize(loaded.serialize());
+  EXPECT_EQ(schedule_of(again), cuckoo::growth::Schedule::kCeiling);
+  expect_same(loaded, again, 100'000);
+}
+
 /// A b = 2 filter whose stash is not empty at the end (found by a search over seeds; the stash
 /// takes the rare entry no walk can place right after a doubling).
 cuckoo::Filter filter_with_stash(std::vector<std::uint64_t>& keys) {
@@ -144,6 +179,7 @@ TEST(GrowableFiles, DamagedHeadersAreRefusedNamingTheField) {
       {kOffBucketCount, 12, true, "bucket count 12 out of range"},
       {kOffBucketCount, std::uint64_t{1} << 41, true, "out of range"},
       {kOffStashCount, 17, false, "stash of 17 entries"},
+      {kOffGrowthSchedule, 2, false, "growth schedule 2 unknown"},
       {kOffStashCount, 1, false, "truncated"},
       {kOffItemCount, 1'000'000, true, "item count 1000000 exceeds"},
       {kOffTableBytes, 12345, true, "table size 12345 does not match"},

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -130,7 +131,8 @@ TEST(GrowableLimits, ShapeReportsTheGrownFilter) {
   cuckoo::BasicGrowableFilter<4> filter({.capacity = 1000, .target_fpr = 0.001});
   const auto start_buckets = filter.bucket_count();
   EXPECT_EQ(filter.base_fingerprint_bits(), 13u);
-  EXPECT_EQ(filter.fingerprint_bits(), 14u);
+  EXPECT_EQ(filter.schedule(), cuckoo::growth::Schedule::kBareFirst);
+  EXPECT_EQ(filter.fingerprint_bits(), 15u) << "generation 0 is bare: every slot bit compares";
   EXPECT_EQ(filter.slot_bits(), 15u);
   for (std::uint64_t k = 0; k < 10'000; ++k) ASSERT_TRUE(filter.insert(k));
   const unsigned g = filter.doublings();
@@ -138,8 +140,10 @@ TEST(GrowableLimits, ShapeReportsTheGrownFilter) {
   EXPECT_EQ(filter.bucket_count(), start_buckets << g);
   EXPECT_EQ(filter.capacity(), std::size_t{1000} << g);
   EXPECT_EQ(filter.slot_bits(), filter.fingerprint_bits() + 1);
-  EXPECT_EQ(filter.fingerprint_bits(), cuckoo::growth::compared_bits(13, g));
-  EXPECT_EQ(filter.shortest_fingerprint_bits(), 14u - g);
+  EXPECT_EQ(filter.fingerprint_bits(),
+            cuckoo::growth::compared_bits(13, g, cuckoo::growth::Schedule::kBareFirst));
+  EXPECT_EQ(filter.slot_bits(), 15u + static_cast<unsigned>(std::bit_width(16 * (g + 1) / 15) - 1));
+  EXPECT_EQ(filter.shortest_fingerprint_bits(), 15u - g);
   EXPECT_EQ(filter.size(), 10'000u);
   EXPECT_DOUBLE_EQ(filter.load_factor(), 10'000.0 / static_cast<double>(filter.slot_count()));
   EXPECT_EQ(filter.memory_bytes(),

@@ -67,6 +67,11 @@ TEST(GoldenFiles, LoadAndAnswerAsWhenWritten) {
     EXPECT_EQ(loaded.bucket_size(), file.bucket_size);
     EXPECT_EQ(loaded.growable(), file.growable);
     EXPECT_EQ(loaded.layout().fingerprint_bits, file.fingerprint_bits);
+    loaded.visit([&](const auto& f) {
+      if constexpr (requires { f.schedule(); }) {
+        EXPECT_EQ(static_cast<unsigned>(f.schedule()), file.schedule);
+      }
+    });
     expect_golden_answers(loaded, expected);
     expect_golden_answers(*cuckoo::Filter::map(path), expected);
     // Saving what was loaded reproduces the committed bytes exactly.

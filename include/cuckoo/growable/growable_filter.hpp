@@ -19,6 +19,15 @@
 // generation append zeros. A lookup compares a slot v against the key's next W bits kv only above
 // v's marker: they agree there exactly when (v ^ kv) < 2·low, with low = v & −v the marker.
 //
+// The bare first generation. Until the first doubling every entry has the same length, so the
+// marker says nothing; a filter built now (growth::Schedule::kBareFirst) stores generation 0 bare,
+// all W_0 bits of fingerprint, and a lookup compares slot and key for equality. The key whose
+// W_0 bits are all zero would be the empty slot: it is stored (and looked up) as 1, which, read as
+// a marked entry of W_0 + 1 bits, is W_0 − 1 zero bits, so it still matches every key it matched
+// (the key ending in 1 shares it; that costs one false-match bit for 2^−(W_0−1) of the keys). The
+// first doubling reads each bare v as the marked entry 2v + 1 (1 as 2) of W_0 + 1 bits and moves
+// it as it moves every marked entry. Files saved before (kCeiling) keep their marked generation 0.
+//
 // Second bucket (partial-key cuckoo hashing, paper §3.1, on two sides as in the Taffy filter).
 // Its tag t is the first k fingerprint bits of the entry now (they slide down w as the table
 // grows, so the entries of one bucket keep 2^k different second buckets at every size):
@@ -37,22 +46,38 @@
 // key; a doubling that cannot place everything (or get memory) leaves the filter as it was.
 //
 // Fingerprint lengths and the false-positive rate. Let f = ceil(log2(2b/ε)), the fixed filter's
-// width for target ε. An entry inserted in generation j compares L_j = f + 1 + ceil(log2(j + 1))
-// bits, stored in slots of W_j = L_j + 1 bits, and loses one bit per doubling. Just before the next
-// doubling of generation g, with the table at load α, generation 0 holds a share 2^−g of the items
-// at L_0 − g bits and generation j ≥ 1 a share 2^−(g−j+1) at L_j − (g − j) bits, so a negative
-// lookup, which sees 2bα entries, matches
+// width for target ε. Slots after g doublings are W_g = f + 2 + ω_g bits, with the widening
+// ω_g = floor(log2(16(g + 1)/15)): floor(log2(g + 1)), but one more at g = 14, 29 and 30 (why
+// under "Memory"). An entry inserted in generation j ≥ 1 compares L_j = W_j − 1 = f + 1 + ω_j
+// bits (the marker takes one), generation 0's bare entries L_0 = W_0 = f + 2, and every entry
+// loses one bit per doubling. Just before the next doubling of generation g, with the table at
+// load α, generation 0 holds a share 2^−g of the items at L_0 − g bits and generation j ≥ 1 a
+// share 2^−(g−j+1) at L_j − (g − j) bits, so a negative lookup, which sees 2bα entries, matches
 //
-//     FPR(g) ≈ 2bα·2^−L_0 + Σ_{j=1..g} bα·2^−L_j = (2bα·2^−f)·(1/2 + (1/4)·Σ_{j=1..g}
-//     2^−ceil(log2(j+1)))
+//     FPR(g) ≈ 2bα·2^−L_0 + Σ_{j=1..g} bα·2^−L_j = (2bα·2^−f)·(1/4 + (1/4)·Σ_{j=1..g} 2^−ω_j)
 //
-// Each octave of generations (j = 2^(k−1) .. 2^k − 1) adds 1/2 to the sum, and 2bα·2^−f ≤ ε, so
-// FPR ≤ ε·(1/2 + octaves/8): held under ε for the first 15 doublings (32768×, four octaves), and
-// then it gives way slowly — 1.02ε at 17 doublings (10^5×), 1.13ε at 31. expected_fpr() sums the
-// same terms over the entries actually stored; the tests hold measured rates to it.
+// Each octave of generations (j + 1 = 2^k .. 2^(k+1) − 1) adds at most 1 to the sum (a part of
+// one at most its part), and 2bα·2^−f ≤ ε, so FPR ≤ ε·(1 + octaves)/4: held under ε for the
+// first 14 doublings (16384×, three octaves), and then it gives way slowly — 1.031·2bα·2^−f at
+// 17 doublings (10^5×; 0.977ε for ε = 0.001, b = 4 at α = 0.97), at most 1.25ε at 31.
+// expected_fpr() sums the same terms over the entries actually stored; the tests hold measured
+// rates to it.
 //
-// Memory. Slots are W_g = f + 2 + ceil(log2(g + 1)) bits: the fixed filter's f plus one bit of
-// length and one of precision, plus the widening; the table holds b·m0·2^g of them.
+// Memory. The table holds b·m0·2^g slots of W_g bits: the fixed filter's f plus one bit of
+// precision and one of length (the marker; generation 0 spends both on precision), plus the
+// widening ω_g < log2(1 + g) + 0.1. Just before a doubling at load α a table spends W_g/α bits
+// per item, within issue 14's bound f/α_fixed + 2 + log2(1 + g) once α ≥ W_g/(that bound): at
+// most 0.965 for b = 4 (α_fixed = 0.935, f ≥ 11, any g ≤ 31; 0.961 for f = 13), and this
+// filter's b = 4 tables double at 0.969-0.972. The early bit at g = 14 (19 bits for f = 13 where
+// floor(log2(g + 1)) gives 18) costs 1/0.97 bits per item in that one generation, within the
+// bound, and keeps the rate at 17 doublings 2.3% under ε instead of 0.8%.
+// Why a bare generation 0 and these widths, not the first schedule (growth::Schedule::kCeiling,
+// files saved before 2026-12-04: W_g = f + 2 + ceil(log2(g + 1)), every generation marked,
+// FPR ≤ ε·(1/2 + octaves/8)): its widths run up to a bit past the bound after every doubling
+// where g + 1 is not a power of two, and no whole-bit schedule with a marked generation 0 keeps
+// both bounds past 10 doublings at the loads b = 4 reaches (docs/growth_schedules.py). A bare
+// generation 0 halves its share of the rate (1/2 → 1/4), which pays for the narrower widths'
+// faster-growing sum through 17 doublings.
 //
 // Entries that run out of bits. An entry of generation 0 has no bits left after L_0 doublings; at
 // the next it is copied into both children (it cannot know which one its key names), each copy
@@ -118,23 +143,53 @@ inline constexpr unsigned kMinBaseBits = 11;
 /// when it is not.
 inline constexpr std::size_t kStashSlots = 16;
 
+/// How slot widths grow with the doublings, and whether generation 0 carries a marker. Files
+/// record it (io/format.hpp); filters built now use kBareFirst, files saved before it kCeiling.
+enum class Schedule : std::uint32_t {
+  /// W_g = f + 2 + ceil(log2(g + 1)), every entry marked (L_g = W_g − 1): the first schedule.
+  kCeiling = 0,
+  /// W_g = f + 2 + floor(log2(16(g + 1)/15)); generation 0 is stored bare, without a marker,
+  /// while it is alone in the table (L_0 = W_0 = f + 2), later generations marked
+  /// (L_g = W_g − 1). See the header essay, "Fingerprint lengths" and "Memory".
+  kBareFirst = 1,
+};
+inline constexpr Schedule kNewestSchedule = Schedule::kBareFirst;
+
 constexpr unsigned ceil_log2(unsigned x) noexcept {
   return x <= 1 ? 0 : static_cast<unsigned>(std::bit_width(x - 1));
 }
-/// Bits an entry inserted in generation g compares: L_g = f + 1 + ceil(log2(g + 1)).
-constexpr unsigned compared_bits(unsigned base_bits, unsigned generation) noexcept {
-  return base_bits + 1 + ceil_log2(generation + 1);
+constexpr unsigned floor_log2(unsigned x) noexcept {
+  return x == 0 ? 0 : static_cast<unsigned>(std::bit_width(x)) - 1;
 }
-/// Slot width of generation g: W_g = L_g + 1 (the marker).
-constexpr unsigned slot_bits(unsigned base_bits, unsigned generation) noexcept {
-  return compared_bits(base_bits, generation) + 1;
+/// Bits the slots widen by after g doublings: ceil(log2(g + 1)), or floor(log2(16(g + 1)/15)),
+/// which is floor(log2(g + 1)) but one more from g + 1 = 15/16 of a power of two on (g = 14, 29,
+/// 30). Integers only: the widths are part of the file format.
+constexpr unsigned widening(unsigned generation, Schedule schedule) noexcept {
+  return schedule == Schedule::kCeiling ? ceil_log2(generation + 1)
+                                        : floor_log2(16 * (generation + 1) / 15);
+}
+/// Whether generation g's table holds its entries bare (generation 0 of a kBareFirst filter).
+constexpr bool bare(unsigned generation, Schedule schedule) noexcept {
+  return schedule == Schedule::kBareFirst && generation == 0;
+}
+/// Slot width after g doublings: W_g = f + 2 + widening.
+constexpr unsigned slot_bits(unsigned base_bits, unsigned generation, Schedule schedule) noexcept {
+  return base_bits + 2 + widening(generation, schedule);
+}
+/// Bits an entry inserted in generation g compares: L_g = W_g − 1 (the marker), or W_0 for a
+/// bare generation 0.
+constexpr unsigned compared_bits(unsigned base_bits, unsigned generation,
+                                 Schedule schedule) noexcept {
+  return slot_bits(base_bits, generation, schedule) - (bare(generation, schedule) ? 0 : 1);
 }
 /// The bound of the header essay at full load (α = 1): 2b·2^−L_0 + Σ_{j=1..g} b·2^−L_j.
-inline double fpr_bound(unsigned bucket_size, unsigned base_bits, unsigned generation) noexcept {
-  double sum = 2.0 * bucket_size * std::ldexp(1.0, -static_cast<int>(compared_bits(base_bits, 0)));
-  for (unsigned j = 1; j <= generation; ++j) {
-    sum += bucket_size * std::ldexp(1.0, -static_cast<int>(compared_bits(base_bits, j)));
-  }
+inline double fpr_bound(unsigned bucket_size, unsigned base_bits, unsigned generation,
+                        Schedule schedule) noexcept {
+  const auto term = [&](unsigned j) {
+    return std::ldexp(1.0, -static_cast<int>(compared_bits(base_bits, j, schedule)));
+  };
+  double sum = 2.0 * bucket_size * term(0);
+  for (unsigned j = 1; j <= generation; ++j) sum += bucket_size * term(j);
   return sum;
 }
 /// murmur3's 64-bit finalizer: a bijection, so w keeps all 64 bits of the hash's entropy.
@@ -153,6 +208,7 @@ struct GrowableGeometry {
   unsigned base_bits = 13;
   std::uint64_t base_buckets = 1;
   unsigned doublings = 0;
+  growth::Schedule schedule = growth::kNewestSchedule;
 };
 
 /// An entry held outside the table: its first bucket and its slot value.
@@ -192,15 +248,16 @@ class BasicGrowableFilter
                       unsigned max_kicks, std::uint64_t seed)
       : BasicGrowableFilter(geometry, initial_capacity, max_kicks, seed,
                             table_type(geometry.base_buckets << (geometry.doublings + 1),
-                                       growth::slot_bits(geometry.base_bits, geometry.doublings))) {
-  }
+                                       growth::slot_bits(geometry.base_bits, geometry.doublings,
+                                                         geometry.schedule))) {}
   /// The same over table storage it does not own (a memory-mapped file), which must outlive it.
   BasicGrowableFilter(const GrowableGeometry& geometry, std::size_t initial_capacity,
                       unsigned max_kicks, std::uint64_t seed, detail::ExternalStorage storage)
       : BasicGrowableFilter(
             geometry, initial_capacity, max_kicks, seed,
             table_type(geometry.base_buckets << (geometry.doublings + 1),
-                       growth::slot_bits(geometry.base_bits, geometry.doublings), storage)) {}
+                       growth::slot_bits(geometry.base_bits, geometry.doublings, geometry.schedule),
+                       storage)) {}
 
   // ---- Single-key operations -----------------------------------------------------------------
 
@@ -220,7 +277,7 @@ class BasicGrowableFilter
     // place() with its two common cases written here, where they inline into the caller's loop
     // (a new entry is never pinned): 3*10^7 inserts from capacity 1000, three alternating rounds,
     // 210-225 ns per insert against 231-246 through the out-of-line place().
-    const std::uint32_t v = p.key | 1u;
+    const std::uint32_t v = p.key | marker_;
     if (table_.try_place(p.first, v) || table_.try_place(p.second, v) ||
         displace(p.first, p.second, v)) {
       return ++size_, true;
@@ -338,14 +395,17 @@ class BasicGrowableFilter
   unsigned base_fingerprint_bits() const noexcept { return base_bits_; }
   /// Bits an entry inserted now compares (L_g).
   unsigned fingerprint_bits() const noexcept {
-    return growth::compared_bits(base_bits_, generation_);
+    return growth::compared_bits(base_bits_, generation_, schedule_);
   }
   /// Bits the oldest entries still compare (0 once generation 0 has run out).
   unsigned shortest_fingerprint_bits() const noexcept {
-    const unsigned first = growth::compared_bits(base_bits_, 0);
+    const unsigned first = growth::compared_bits(base_bits_, 0, schedule_);
     return generation_ >= first ? 0 : first - generation_;
   }
-  /// Width of a slot now (W_g = L_g + 1).
+  /// How the widths grow (growth::Schedule): kBareFirst for filters built now, kCeiling for files
+  /// saved before it.
+  growth::Schedule schedule() const noexcept { return schedule_; }
+  /// Width of a slot now (W_g = L_g + 1, or L_0 while generation 0 is bare).
   unsigned slot_bits() const noexcept { return slot_bits_; }
   /// Fingerprint bits that choose a second bucket (k); entries with fewer left are pinned.
   unsigned tag_bits() const noexcept { return tag_bits_; }
@@ -354,7 +414,9 @@ class BasicGrowableFilter
   const Hash& hasher() const noexcept { return hasher_; }
   unsigned max_kicks() const noexcept { return max_kicks_; }
   const table_type& table() const noexcept { return table_; }
-  GrowableGeometry geometry() const noexcept { return {base_bits_, base_buckets_, generation_}; }
+  GrowableGeometry geometry() const noexcept {
+    return {base_bits_, base_buckets_, generation_, schedule_};
+  }
   /// The table's layout now: both sides' buckets, the base width f, b.
   Layout layout() const noexcept { return {bucket_count(), base_bits_, kSlots, false}; }
   /// The stash's entries, for savers.
@@ -449,7 +511,8 @@ class BasicGrowableFilter
     if (cfg.semi_sort) detail::invalid("growable filters do not support semi_sort");
     Layout layout = plan(cfg);
     layout.fingerprint_bits = std::max(layout.fingerprint_bits, growth::kMinBaseBits);
-    if (growth::slot_bits(layout.fingerprint_bits, 0) > growth::kMaxSlotBits) {
+    if (growth::slot_bits(layout.fingerprint_bits, 0, growth::kNewestSchedule) >
+        growth::kMaxSlotBits) {
       detail::invalid("a growable filter needs f + 2 bits per slot; f = " +
                       std::to_string(layout.fingerprint_bits) + " leaves no room in 32");
     }
@@ -460,15 +523,17 @@ class BasicGrowableFilter
   }
 
   BasicGrowableFilter(const Layout& layout, const Config& cfg)
-      : BasicGrowableFilter({layout.fingerprint_bits, layout.bucket_count / 2, 0}, cfg.capacity,
-                            cfg.max_kicks, cfg.seed) {}
+      : BasicGrowableFilter(
+            {layout.fingerprint_bits, layout.bucket_count / 2, 0, growth::kNewestSchedule},
+            cfg.capacity, cfg.max_kicks, cfg.seed) {}
 
   BasicGrowableFilter(const GrowableGeometry& geometry, std::size_t initial_capacity,
                       unsigned max_kicks, std::uint64_t seed, table_type&& table)
       : base_bits_(geometry.base_bits),
         base_buckets_(geometry.base_buckets),
         side_buckets_(base_buckets_),
-        slot_bits_(growth::slot_bits(base_bits_, 0)),
+        schedule_(geometry.schedule),
+        slot_bits_(growth::slot_bits(base_bits_, 0, schedule_)),
         table_(std::move(table)),
         hasher_(seed),
         rng_(seed ^ 0x6A09E667F3BCC908ull),
@@ -476,7 +541,7 @@ class BasicGrowableFilter
         initial_capacity_(initial_capacity),
         max_kicks_(max_kicks),
         walk_(max_kicks) {
-    const unsigned first = growth::compared_bits(base_bits_, 0);
+    const unsigned first = growth::compared_bits(base_bits_, 0, schedule_);
     tag_bits_ = std::min(growth::kTagBits, first - kUnpinnedDoublings);
     alternations_.resize(std::size_t{1} << tag_bits_);
     for (std::uint64_t tag = 0; tag < alternations_.size(); ++tag) {
@@ -489,10 +554,13 @@ class BasicGrowableFilter
   void set_generation(unsigned generation) noexcept {
     generation_ = generation;
     side_buckets_ = base_buckets_ << generation;
-    slot_bits_ = growth::slot_bits(base_bits_, generation);
+    slot_bits_ = growth::slot_bits(base_bits_, generation, schedule_);
+    bare_ = growth::bare(generation, schedule_);
+    marker_ = bare_ ? 0u : 1u;
     extension_mask_ = (std::uint64_t{1} << generation) - 1;
     extension_shift_ = generation == 0 ? 0 : 64 - generation;
-    pinned_below_ = std::uint32_t{1} << (slot_bits_ - 1 - tag_bits_);
+    // A bare generation 0 has every entry at full length: none is pinned.
+    pinned_below_ = bare_ ? ~0u : std::uint32_t{1} << (slot_bits_ - 1 - tag_bits_);
     slot_mask_ = slot_bits_ == 32 ? ~0u : (1u << slot_bits_) - 1;
     reach_ = reach(slot_bits_);
   }
@@ -514,7 +582,8 @@ class BasicGrowableFilter
   }
   /// The same in the geometry of generation g (the doubling reads the old table with it).
   std::uint64_t first_of(std::uint64_t second, std::uint32_t v, unsigned g) const noexcept {
-    const Alternation& a = alternations_[v >> (growth::slot_bits(base_bits_, g) - tag_bits_)];
+    const Alternation& a =
+        alternations_[v >> (growth::slot_bits(base_bits_, g, schedule_) - tag_bits_)];
     const std::uint64_t local = second - (base_buckets_ << g);
     std::uint64_t base = local >> g;
     base = base >= a.base_offset ? base - a.base_offset : base + base_buckets_ - a.base_offset;
@@ -545,6 +614,10 @@ class BasicGrowableFilter
     Probe p;
     p.first = (base << generation_) | ((w >> extension_shift_) & extension_mask_);
     p.key = static_cast<std::uint32_t>((w << generation_) >> (64 - slot_bits_));
+    // A bare entry is never 0 (the empty slot): a key whose W_0 bits are 0 stores and compares 1,
+    // which as a marked entry is W_0 − 1 zero bits (see the header essay). A marked compare never
+    // reads the key's lowest bit, so this changes nothing after the first doubling.
+    p.key |= static_cast<std::uint32_t>(p.key == 0);
     p.second = second_of(p.first, p.key | 1u);
     return p;
   }
@@ -552,12 +625,26 @@ class BasicGrowableFilter
   /// v matches the key bits kv above v's marker; an empty slot (0) matches nothing.
   /// The bits of v ^ kv above the marker are all zero exactly when v ^ kv < 2·marker; an empty
   /// slot has no marker (2·0 = 0) and matches nothing. One compare, no branch.
-  static bool matches(std::uint32_t v, std::uint32_t kv) noexcept {
+  static bool marked_matches(std::uint32_t v, std::uint32_t kv) noexcept {
     const std::uint64_t low = v & (0u - v);
     return std::uint64_t{v ^ kv} < 2 * low;
   }
-  /// Fingerprint bits of a non-empty slot: those above its marker.
+  /// The same for a bare generation 0, whose entries and keys are never 0: equality.
+  template <bool kBare>
+  static bool matches_as(std::uint32_t v, std::uint32_t kv) noexcept {
+    if constexpr (kBare) {
+      return v == kv;
+    } else {
+      return marked_matches(v, kv);
+    }
+  }
+  bool matches(std::uint32_t v, std::uint32_t kv) const noexcept {
+    return bare_ ? matches_as<true>(v, kv) : matches_as<false>(v, kv);
+  }
+  /// Fingerprint bits of a non-empty slot: those above its marker; a bare entry's all, but for
+  /// 1, which stands for W_0 − 1 zero bits.
   unsigned length_of(std::uint32_t v) const noexcept {
+    if (bare_) return v == 1 ? slot_bits_ - 1 : slot_bits_;
     return slot_bits_ - 1 - static_cast<unsigned>(std::countr_zero(v));
   }
 
@@ -575,10 +662,13 @@ class BasicGrowableFilter
     for (unsigned k = 0; k < kSlots; ++k) out[k] = slot_at(first + k * slot_bits_);
     return out;
   }
+  template <bool kBare>
   bool bucket_matches(std::uint64_t bucket, std::uint32_t kv) const noexcept {
     const std::uint64_t first = bucket * kSlots * slot_bits_;
     unsigned hit = 0;
-    for (unsigned k = 0; k < kSlots; ++k) hit |= matches(slot_at(first + k * slot_bits_), kv);
+    for (unsigned k = 0; k < kSlots; ++k) {
+      hit |= matches_as<kBare>(slot_at(first + k * slot_bits_), kv);
+    }
     return hit != 0;
   }
   std::size_t count_in(std::uint64_t bucket, std::uint32_t kv) const noexcept {
@@ -617,15 +707,27 @@ class BasicGrowableFilter
     // (an ||) was mispredicted on every mixed stream and cost a quarter of the lookup.
     bool hit = false;
     bool compared = false;
+    // The bare generation 0 (one table, the smallest) takes a branch of its own here, predicted
+    // the same way for every lookup until the first doubling; one compare for both forms would
+    // need a mask and an OR per bucket in every generation.
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (kVectorCompare) {
-      if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx2(p), compared = true;
+      if (slot_bits_ <= kVectorSlotBits) {
+        hit = bare_ ? pair_matches_avx2<true>(p) : pair_matches_avx2<false>(p);
+        compared = true;
+      }
     }
 #endif
     if (!compared) {
-      const bool in_first = bucket_matches(p.first, p.key);
-      const bool in_second = bucket_matches(p.second, p.key);
-      hit = in_first | in_second;  // no branch between the two reads
+      if (bare_) [[unlikely]] {
+        const bool in_first = bucket_matches<true>(p.first, p.key);
+        const bool in_second = bucket_matches<true>(p.second, p.key);
+        hit = in_first | in_second;
+      } else {
+        const bool in_first = bucket_matches<false>(p.first, p.key);
+        const bool in_second = bucket_matches<false>(p.second, p.key);
+        hit = in_first | in_second;  // no branch between the two reads
+      }
     }
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
@@ -646,6 +748,7 @@ class BasicGrowableFilter
   // 120 MB growable table at 95%: 122 -> 65 ns per key (README, "Filters that grow"). Exactly the
   // scalar answer: tests/unit/test_growable_vector.cpp compares it with count() (scalar) in a
   // build with AVX2.
+  template <bool kBare>
   CUCKOO_AVX2_FN bool pair_matches_avx2(const Probe& p) const noexcept {
     const long long w = slot_bits_;
     const std::uint64_t bit1 = p.first * kSlots * slot_bits_;
@@ -657,12 +760,13 @@ class BasicGrowableFilter
         _mm256_add_epi64(slots, _mm256_set1_epi64x(static_cast<long long>(bit2 & 7)));
     const std::byte* bytes = table_.bytes().data();
     const __m256i key = _mm256_set1_epi64x(p.key);
-    const __m256i hit = _mm256_or_si256(lanes_match(bytes + (bit1 >> 3), at1, key),
-                                        lanes_match(bytes + (bit2 >> 3), at2, key));
+    const __m256i hit = _mm256_or_si256(lanes_match<kBare>(bytes + (bit1 >> 3), at1, key),
+                                        lanes_match<kBare>(bytes + (bit2 >> 3), at2, key));
     return _mm256_testz_si256(hit, hit) == 0;
   }
   /// All ones in lane k where the slot at bit at[k] from `from` matches `key` (see `matches`).
   /// Reads 16 bytes from `from`: a bucket's, within the table's 8 bytes of tail padding.
+  template <bool kBare>
   CUCKOO_AVX2_FN __m256i lanes_match(const std::byte* from, __m256i at,
                                      __m256i key) const noexcept {
     std::uint64_t lo, hi;
@@ -677,6 +781,8 @@ class BasicGrowableFilter
                                         _mm256_sllv_epi64(high_word, _mm256_sub_epi64(c64, at))),
                         _mm256_srlv_epi64(high_word, _mm256_sub_epi64(at, c64))),
         _mm256_set1_epi64x(slot_mask_));
+    // A bare slot matches a key equal to it (keys are never 0, the empty slot).
+    if constexpr (kBare) return _mm256_cmpeq_epi64(v, key);
     // v ^ key < 2 * lowest set bit of v (values below 2^33: the signed compare is exact).
     const __m256i lowest = _mm256_and_si256(v, _mm256_sub_epi64(_mm256_setzero_si256(), v));
     return _mm256_cmpgt_epi64(_mm256_add_epi64(lowest, lowest), _mm256_xor_si256(v, key));
@@ -789,7 +895,7 @@ class BasicGrowableFilter
   bool grow_and_place(std::uint64_t hash) {
     const unsigned next_generation = generation_ + 1;
     if (next_generation > growth::kMaxDoublings) return false;
-    const unsigned next_bits = growth::slot_bits(base_bits_, next_generation);
+    const unsigned next_bits = growth::slot_bits(base_bits_, next_generation, schedule_);
     if (next_bits > growth::kMaxSlotBits) return false;
     const std::uint64_t next_buckets = 2 * bucket_count();
     if (memory_limit_ != 0 && table_type::bytes_for(next_buckets, next_bits) > memory_limit_) {
@@ -805,7 +911,10 @@ class BasicGrowableFilter
     table_ = std::move(next);
     std::vector<Stashed> previous_stash = std::move(stash_);
     stash_ = {};
-    const unsigned old_bits = slot_bits_;
+    // A bare entry of generation 0 moves as the marked entry it stands for: its bits, then the
+    // marker (1 stands for W_0 − 1 zero bits: the marked 2), in slots one bit wider.
+    const bool was_bare = bare_;
+    const unsigned old_bits = slot_bits_ + (was_bare ? 1 : 0);
     const std::uint64_t old_side = side_buckets_;
     set_generation(next_generation);
     const auto restore = [&] {
@@ -814,15 +923,15 @@ class BasicGrowableFilter
       set_generation(next_generation - 1);
       return false;
     };
-    // The child of `first` that an old entry v moves to: its leading bit names it.
-    const auto child_of = [&](std::uint64_t first, std::uint32_t v) {
-      return 2 * first + (v >> (old_bits - 1));
-    };
-    // An old entry v (first bucket `first`) as it goes into the new table: its child and its value
-    // there, which is 0 only for an entry with no bits left (v is its marker alone).
+    // An old entry v (first bucket `first`) as it goes into the new table: its child, which its
+    // leading bit names, and its value there, which is 0 only for an entry with no bits left (v
+    // is its marker alone).
     const auto moved = [&](std::uint64_t first, std::uint32_t v) {
-      const std::uint32_t old_mask = old_bits == 32 ? ~0u : (1u << old_bits) - 1;
-      return StashedEntry{child_of(first, v), ((v << 1) & old_mask) << (next_bits - old_bits)};
+      const std::uint64_t marked = was_bare ? (v == 1 ? 2 : (std::uint64_t{v} << 1) | 1) : v;
+      const std::uint64_t old_mask = (std::uint64_t{1} << old_bits) - 1;
+      const std::uint64_t child = 2 * first + (marked >> (old_bits - 1));
+      return StashedEntry{
+          child, static_cast<std::uint32_t>(((marked << 1) & old_mask) << (next_bits - old_bits))};
     };
     // Places a moved entry; one with no bits left goes into both children as a copy.
     const auto place_moved = [&](const StashedEntry& e) {
@@ -875,13 +984,14 @@ class BasicGrowableFilter
     // Right after a doubling a walk fails only when more than 2b entries share the key's bucket
     // pair (its first bucket and tag), or its first bucket holds b pinned entries: the stash.
     const Probe p = probe_of(hash);
-    if (!place_or_stash(p.first, p.key | 1u)) return restore();
+    if (!place_or_stash(p.first, p.key | marker_)) return restore();
     return true;
   }
 
   unsigned base_bits_;
   std::uint64_t base_buckets_;  // m0: buckets per side in generation 0
   std::uint64_t side_buckets_;  // M = m0·2^g
+  growth::Schedule schedule_;
   unsigned slot_bits_;
   table_type table_;
   Hash hasher_;
@@ -895,6 +1005,8 @@ class BasicGrowableFilter
   std::vector<Alternation> alternations_;
   unsigned tag_bits_ = 0;
   unsigned generation_ = 0;
+  bool bare_ = false;         // growth::bare(generation_, schedule_)
+  std::uint32_t marker_ = 1;  // what an insert ORs into its key: 0 while bare
   std::uint64_t extension_mask_ = 0;
   unsigned extension_shift_ = 0;
   std::uint32_t pinned_below_ = 0;

@@ -87,6 +87,8 @@ struct FileHeader {
   bool growable = false;
   std::uint32_t doublings = 0;
   std::uint32_t stash_count = 0;
+  // How the slot widths grow (u32 at offset 88; 0, kCeiling, in files saved before it existed).
+  growth::Schedule schedule = growth::Schedule::kCeiling;
   // Version 3 (approximate map) only: bytes per value; 0 for filters.
   std::uint32_t value_bytes = 0;
 
@@ -104,7 +106,7 @@ struct FileHeader {
   }
   /// The growable filter's geometry (meaningful only when `growable`).
   GrowableGeometry geometry() const noexcept {
-    return {layout.fingerprint_bits, layout.bucket_count >> (doublings + 1), doublings};
+    return {layout.fingerprint_bits, layout.bucket_count >> (doublings + 1), doublings, schedule};
   }
 };
 
@@ -116,7 +118,7 @@ inline constexpr std::size_t kOffVersion = 8, kOffKind = 12, kOffHashId = 16, kO
                              kOffReserved32 = 36, kOffBucketCount = 40, kOffSeed = 48,
                              kOffItemCount = 56, kOffCapacity = 64, kOffTableBytes = 72,
                              kOffDoublings = 80, kOffStashCount = 84, kOffValueBytes = 88,
-                             kOffReservedTail = 92;
+                             kOffGrowthSchedule = 88, kOffReservedTail = 92;
 
 inline void store_u32(std::byte* at, std::uint32_t value) noexcept {
   for (int i = 0; i < 4; ++i) at[i] = static_cast<std::byte>(value >> (8 * i));
@@ -164,7 +166,11 @@ inline std::array<std::byte, kHeaderBytes> encode_header(const FileHeader& heade
   store_u64(p + kOffTableBytes, header.table_bytes);
   store_u32(p + kOffDoublings, header.doublings);
   store_u32(p + kOffStashCount, header.stash_count);
-  store_u32(p + kOffValueBytes, header.value_bytes);
+  if (header.growable) {
+    store_u32(p + kOffGrowthSchedule, static_cast<std::uint32_t>(header.schedule));
+  } else {
+    store_u32(p + kOffValueBytes, header.value_bytes);
+  }
   return out;
 }
 
@@ -227,7 +233,7 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   if (load_u32(p + kOffReserved32) != 0) refuse("reserved header field not zero");
   // Each version uses its own fields after offset 80; every other byte must be zero.
   for (std::size_t i = kOffDoublings; i < kHeaderBytes; ++i) {
-    const bool used = (h.growable && i < kOffValueBytes) ||
+    const bool used = (h.growable && i < kOffReservedTail) ||
                       (h.is_map() && i >= kOffValueBytes && i < kOffReservedTail);
     if (!used && p[i] != std::byte{0}) refuse("reserved header bytes not zero");
   }
@@ -265,14 +271,21 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
   Layout table_layout = h.layout;  // the table's own: the slot width is f for fixed filters
   if (h.growable) {
     if (h.layout.semi_sort) refuse("a growable filter cannot be semi-sorted");
-    if (bits < growth::kMinBaseBits || growth::slot_bits(bits, 0) > growth::kMaxSlotBits) {
+    const std::uint32_t schedule = load_u32(p + kOffGrowthSchedule);
+    if (schedule > static_cast<std::uint32_t>(growth::kNewestSchedule)) {
+      refuse("growth schedule " + std::to_string(schedule) + " unknown (this library reads 0.." +
+             std::to_string(static_cast<std::uint32_t>(growth::kNewestSchedule)) + ")");
+    }
+    h.schedule = static_cast<growth::Schedule>(schedule);
+    if (bits < growth::kMinBaseBits ||
+        growth::slot_bits(bits, 0, h.schedule) > growth::kMaxSlotBits) {
       refuse("base fingerprint width " + std::to_string(bits) + " out of range (" +
              std::to_string(growth::kMinBaseBits) + ".." +
              std::to_string(growth::kMaxSlotBits - 2) + ")");
     }
     h.doublings = load_u32(p + kOffDoublings);
     if (h.doublings > growth::kMaxDoublings ||
-        growth::slot_bits(bits, h.doublings) > growth::kMaxSlotBits) {
+        growth::slot_bits(bits, h.doublings, h.schedule) > growth::kMaxSlotBits) {
       refuse("doublings " + std::to_string(h.doublings) +
              " out of range for f = " + std::to_string(bits));
     }
@@ -288,7 +301,7 @@ FileHeader decode_header(std::span<const std::byte> bytes, TableBytesFor table_b
       refuse("stash of " + std::to_string(h.stash_count) + " entries (at most " +
              std::to_string(growth::kStashSlots) + ")");
     }
-    table_layout.fingerprint_bits = growth::slot_bits(bits, h.doublings);
+    table_layout.fingerprint_bits = growth::slot_bits(bits, h.doublings, h.schedule);
   } else if (h.layout.bucket_count < 2 || h.layout.bucket_count > kMaxBucketCount ||
              h.layout.bucket_count % 2 != 0) {
     refuse("bucket count " + std::to_string(h.layout.bucket_count) +

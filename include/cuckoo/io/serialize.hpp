@@ -120,6 +120,7 @@ inline FileHeader header_of(const Filter& filter) {
       header.version = kGrowableFormatVersion;
       header.growable = true;
       header.doublings = f.doublings();
+      header.schedule = f.schedule();
       header.stash_count = static_cast<std::uint32_t>(f.stash().size());
       header.capacity = f.initial_capacity();
     }
@@ -148,7 +149,8 @@ inline void restore_stash(Filter& filter, const FileHeader& header,
                           std::span<const std::byte> bytes) {
   std::vector<StashedEntry> entries(header.stash_count);
   const std::uint64_t side_buckets = header.layout.bucket_count / 2;
-  const unsigned width = growth::slot_bits(header.layout.fingerprint_bits, header.doublings);
+  const unsigned width =
+      growth::slot_bits(header.layout.fingerprint_bits, header.doublings, header.schedule);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::byte* at = bytes.data() + i * kStashEntryBytes;
     entries[i] = {io::detail::load_u64(at), io::detail::load_u32(at + 8)};
