@@ -68,9 +68,9 @@
 // widening ω_g < log2(1 + g) + 0.1. Just before a doubling at load α a table spends W_g/α bits
 // per item, within issue 14's bound f/α_fixed + 2 + log2(1 + g) once α ≥ W_g/(that bound): at
 // most 0.965 for b = 4 (α_fixed = 0.935, f ≥ 11, any g ≤ 31; 0.961 for f = 13), and this
-// filter's b = 4 tables double at 0.969-0.972. The early bit at g = 14 (19 bits for f = 13 where
-// floor(log2(g + 1)) gives 18) costs 1/0.97 bits per item in that one generation, within the
-// bound, and keeps the rate at 17 doublings 2.3% under ε instead of 0.8%.
+// filter's b = 4 tables doubled at 0.966-0.978 (1000 to 10^8 keys). The early bit at g = 14 (19
+// bits for f = 13 where floor(log2(g + 1)) gives 18) costs 1/0.97 bits per item in that one
+// generation, within the bound, and keeps the rate at 17 doublings 2.3% under ε instead of 0.8%.
 // Why a bare generation 0 and these widths, not the first schedule (growth::Schedule::kCeiling,
 // files saved before 2026-12-04: W_g = f + 2 + ceil(log2(g + 1)), every generation marked,
 // FPR ≤ ε·(1/2 + octaves/8)): its widths run up to a bit past the bound after every doubling
@@ -277,7 +277,7 @@ class BasicGrowableFilter
     // place() with its two common cases written here, where they inline into the caller's loop
     // (a new entry is never pinned): 3*10^7 inserts from capacity 1000, three alternating rounds,
     // 210-225 ns per insert against 231-246 through the out-of-line place().
-    const std::uint32_t v = p.key | marker_;
+    const std::uint32_t v = entry_of(p.key);
     if (table_.try_place(p.first, v) || table_.try_place(p.second, v) ||
         displace(p.first, p.second, v)) {
       return ++size_, true;
@@ -330,14 +330,14 @@ class BasicGrowableFilter
   /// out[i] = contains(keys[i]); out.size() must be at least keys.size(). A software pipeline, as
   /// BasicFilter's: key i is hashed and its buckets prefetched kLookupDepth keys before it is
   /// probed, so that its misses overlap those of the keys in between.
+  /// The compare's form (bare or marked) is chosen once per batch, not per key.
   template <Key K>
   void contains(std::span<const K> keys, std::span<bool> out) const noexcept {
-    detail::run_prefetch_pipeline<kLookupDepth>(
-        keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
-        [&](std::size_t i, const Probe& p) {
-          out[i] = contains_probe(p);
-          return true;
-        });
+    if (bare_) [[unlikely]] {
+      contains_pipelined<true>(keys, out);
+    } else {
+      contains_pipelined<false>(keys, out);
+    }
   }
 
   /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The same pipeline.
@@ -556,7 +556,6 @@ class BasicGrowableFilter
     side_buckets_ = base_buckets_ << generation;
     slot_bits_ = growth::slot_bits(base_bits_, generation, schedule_);
     bare_ = growth::bare(generation, schedule_);
-    marker_ = bare_ ? 0u : 1u;
     extension_mask_ = (std::uint64_t{1} << generation) - 1;
     extension_shift_ = generation == 0 ? 0 : 64 - generation;
     // A bare generation 0 has every entry at full length: none is pinned.
@@ -614,10 +613,6 @@ class BasicGrowableFilter
     Probe p;
     p.first = (base << generation_) | ((w >> extension_shift_) & extension_mask_);
     p.key = static_cast<std::uint32_t>((w << generation_) >> (64 - slot_bits_));
-    // A bare entry is never 0 (the empty slot): a key whose W_0 bits are 0 stores and compares 1,
-    // which as a marked entry is W_0 − 1 zero bits (see the header essay). A marked compare never
-    // reads the key's lowest bit, so this changes nothing after the first doubling.
-    p.key |= static_cast<std::uint32_t>(p.key == 0);
     p.second = second_of(p.first, p.key | 1u);
     return p;
   }
@@ -629,11 +624,17 @@ class BasicGrowableFilter
     const std::uint64_t low = v & (0u - v);
     return std::uint64_t{v ^ kv} < 2 * low;
   }
-  /// The same for a bare generation 0, whose entries and keys are never 0: equality.
+  /// A bare entry is never 0 (the empty slot): the key whose W_0 bits are 0 is stored and
+  /// compared as 1, which as a marked entry is W_0 − 1 zero bits (see the header essay). Done in
+  /// the bare paths only, so that marked lookups, every generation after the first, pay nothing.
+  static std::uint32_t bare_key(std::uint32_t kv) noexcept { return std::max(kv, 1u); }
+  /// The entry an insert stores for the key bits kv: its marker appended, or bare.
+  std::uint32_t entry_of(std::uint32_t kv) const noexcept { return bare_ ? bare_key(kv) : kv | 1u; }
+  /// The same for a bare generation 0: equality with the key made nonzero.
   template <bool kBare>
   static bool matches_as(std::uint32_t v, std::uint32_t kv) noexcept {
     if constexpr (kBare) {
-      return v == kv;
+      return v == bare_key(kv);
     } else {
       return marked_matches(v, kv);
     }
@@ -701,33 +702,37 @@ class BasicGrowableFilter
     if (kVectorCompare && slot_bits <= kVectorSlotBits) return std::max(15u, scalar);
     return scalar;
   }
+  template <bool kBare, Key K>
+  void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
+    detail::run_prefetch_pipeline<kLookupDepth>(
+        keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
+        [&](std::size_t i, const Probe& p) {
+          out[i] = contains_probe_as<kBare>(p);
+          return true;
+        });
+  }
+  /// The bare generation 0 (one table, the smallest) takes a branch of its own, predicted the same
+  /// way for every lookup until the first doubling (and taken once per batch); one compare for
+  /// both forms would need a mask and an OR per bucket in every generation.
   bool contains_probe(const Probe& p) const noexcept {
+    return bare_ ? contains_probe_as<true>(p) : contains_probe_as<false>(p);
+  }
+  template <bool kBare>
+  bool contains_probe_as(const Probe& p) const noexcept {
     // Both buckets, without a branch between them: their loads overlap.
     // The only branch is on the stash being empty, which is predictable; a branch on the answer
     // (an ||) was mispredicted on every mixed stream and cost a quarter of the lookup.
     bool hit = false;
     bool compared = false;
-    // The bare generation 0 (one table, the smallest) takes a branch of its own here, predicted
-    // the same way for every lookup until the first doubling; one compare for both forms would
-    // need a mask and an OR per bucket in every generation.
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (kVectorCompare) {
-      if (slot_bits_ <= kVectorSlotBits) {
-        hit = bare_ ? pair_matches_avx2<true>(p) : pair_matches_avx2<false>(p);
-        compared = true;
-      }
+      if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx2<kBare>(p), compared = true;
     }
 #endif
     if (!compared) {
-      if (bare_) [[unlikely]] {
-        const bool in_first = bucket_matches<true>(p.first, p.key);
-        const bool in_second = bucket_matches<true>(p.second, p.key);
-        hit = in_first | in_second;
-      } else {
-        const bool in_first = bucket_matches<false>(p.first, p.key);
-        const bool in_second = bucket_matches<false>(p.second, p.key);
-        hit = in_first | in_second;  // no branch between the two reads
-      }
+      const bool in_first = bucket_matches<kBare>(p.first, p.key);
+      const bool in_second = bucket_matches<kBare>(p.second, p.key);
+      hit = in_first | in_second;  // no branch between the two reads
     }
     if (!stash_.empty()) [[unlikely]]
       hit |= stash_count(p) != 0;
@@ -759,7 +764,7 @@ class BasicGrowableFilter
     const __m256i at2 =
         _mm256_add_epi64(slots, _mm256_set1_epi64x(static_cast<long long>(bit2 & 7)));
     const std::byte* bytes = table_.bytes().data();
-    const __m256i key = _mm256_set1_epi64x(p.key);
+    const __m256i key = _mm256_set1_epi64x(kBare ? bare_key(p.key) : p.key);
     const __m256i hit = _mm256_or_si256(lanes_match<kBare>(bytes + (bit1 >> 3), at1, key),
                                         lanes_match<kBare>(bytes + (bit2 >> 3), at2, key));
     return _mm256_testz_si256(hit, hit) == 0;
@@ -781,7 +786,7 @@ class BasicGrowableFilter
                                         _mm256_sllv_epi64(high_word, _mm256_sub_epi64(c64, at))),
                         _mm256_srlv_epi64(high_word, _mm256_sub_epi64(at, c64))),
         _mm256_set1_epi64x(slot_mask_));
-    // A bare slot matches a key equal to it (keys are never 0, the empty slot).
+    // A bare slot matches a key equal to it (the key made nonzero: bare_key).
     if constexpr (kBare) return _mm256_cmpeq_epi64(v, key);
     // v ^ key < 2 * lowest set bit of v (values below 2^33: the signed compare is exact).
     const __m256i lowest = _mm256_and_si256(v, _mm256_sub_epi64(_mm256_setzero_si256(), v));
@@ -984,7 +989,7 @@ class BasicGrowableFilter
     // Right after a doubling a walk fails only when more than 2b entries share the key's bucket
     // pair (its first bucket and tag), or its first bucket holds b pinned entries: the stash.
     const Probe p = probe_of(hash);
-    if (!place_or_stash(p.first, p.key | marker_)) return restore();
+    if (!place_or_stash(p.first, entry_of(p.key))) return restore();
     return true;
   }
 
@@ -1005,8 +1010,7 @@ class BasicGrowableFilter
   std::vector<Alternation> alternations_;
   unsigned tag_bits_ = 0;
   unsigned generation_ = 0;
-  bool bare_ = false;         // growth::bare(generation_, schedule_)
-  std::uint32_t marker_ = 1;  // what an insert ORs into its key: 0 while bare
+  bool bare_ = false;  // growth::bare(generation_, schedule_)
   std::uint64_t extension_mask_ = 0;
   unsigned extension_shift_ = 0;
   std::uint32_t pinned_below_ = 0;
