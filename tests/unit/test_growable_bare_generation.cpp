@@ -5,6 +5,7 @@
 // and moves it as a marked entry. Keys in the two corners (W_0 bits 0 and 1) are found by search.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 

@@ -617,26 +617,22 @@ class BasicGrowableFilter
     return p;
   }
 
-  /// v matches the key bits kv above v's marker; an empty slot (0) matches nothing.
-  /// The bits of v ^ kv above the marker are all zero exactly when v ^ kv < 2·marker; an empty
-  /// slot has no marker (2·0 = 0) and matches nothing. One compare, no branch.
-  static bool marked_matches(std::uint32_t v, std::uint32_t kv) noexcept {
-    const std::uint64_t low = v & (0u - v);
-    return std::uint64_t{v ^ kv} < 2 * low;
-  }
   /// A bare entry is never 0 (the empty slot): the key whose W_0 bits are 0 is stored and
   /// compared as 1, which as a marked entry is W_0 − 1 zero bits (see the header essay). Done in
   /// the bare paths only, so that marked lookups, every generation after the first, pay nothing.
   static std::uint32_t bare_key(std::uint32_t kv) noexcept { return std::max(kv, 1u); }
   /// The entry an insert stores for the key bits kv: its marker appended, or bare.
   std::uint32_t entry_of(std::uint32_t kv) const noexcept { return bare_ ? bare_key(kv) : kv | 1u; }
-  /// The same for a bare generation 0: equality with the key made nonzero.
+  /// Marked: v matches the key bits kv above v's marker. The bits of v ^ kv above the marker are
+  /// all zero exactly when v ^ kv < 2·marker; an empty slot has no marker (2·0 = 0) and matches
+  /// nothing. One compare, no branch. Bare: equality with the key made nonzero.
   template <bool kBare>
   static bool matches_as(std::uint32_t v, std::uint32_t kv) noexcept {
     if constexpr (kBare) {
       return v == bare_key(kv);
     } else {
-      return marked_matches(v, kv);
+      const std::uint64_t low = v & (0u - v);
+      return std::uint64_t{v ^ kv} < 2 * low;
     }
   }
   bool matches(std::uint32_t v, std::uint32_t kv) const noexcept {
