@@ -97,20 +97,26 @@ inline VectorProbeConstants vector_probe_constants(const Addressing& addressing,
 /// rotate intrinsics pass an "undefined" operand that -Wuninitialized reports (GCC bug 105593).
 typedef std::uint64_t VectorLanes __attribute__((vector_size(64)));
 
-/// The probes of keys[0..8) (8-byte integers), exactly Prober's, into `out`.
-CUCKOO_VECTOR_PROBES_FN void vector_probes_avx512(const void* keys, const VectorProbeConstants& c,
-                                                  ProbeGroup& out) noexcept {
+/// XXH3_len_4to8_64b of each of keys[0..8)'s 8 bytes (Xxh3Hasher::operator()(std::uint64_t)),
+/// `bitflip` being Xxh3Hasher::integer_bitflip().
+CUCKOO_VECTOR_PROBES_FN VectorLanes vector_xxh3_avx512(const void* keys,
+                                                       std::uint64_t bitflip) noexcept {
   constexpr std::uint64_t kRrmxmx = 0x9FB2'1C65'1E98'DF25ull;
-  constexpr std::uint64_t kFibonacci = 0x9E37'79B9'7F4A'7C15ull;
   VectorLanes key;
   std::memcpy(&key, keys, sizeof key);
-  // XXH3_len_4to8_64b of each key's 8 bytes (Xxh3Hasher::operator()(std::uint64_t)).
-  VectorLanes h = ((key >> 32) | (key << 32)) ^ c.bitflip;
+  VectorLanes h = ((key >> 32) | (key << 32)) ^ bitflip;
   h ^= ((h << 49) | (h >> 15)) ^ ((h << 24) | (h >> 40));
   h *= kRrmxmx;
   h ^= (h >> 35) + 8;
   h *= kRrmxmx;
-  h ^= h >> 28;
+  return h ^ (h >> 28);
+}
+
+/// The probes of keys[0..8) (8-byte integers), exactly Prober's, into `out`.
+CUCKOO_VECTOR_PROBES_FN void vector_probes_avx512(const void* keys, const VectorProbeConstants& c,
+                                                  ProbeGroup& out) noexcept {
+  constexpr std::uint64_t kFibonacci = 0x9E37'79B9'7F4A'7C15ull;
+  const VectorLanes h = vector_xxh3_avx512(keys, c.bitflip);
   // Addressing::position (every product is of two numbers below 2^32).
   const VectorLanes bucket = ((h >> 32) * c.bucket_count) >> 32;
   const VectorLanes fingerprint = (((h & 0xFFFF'FFFFu) * c.fingerprint_range) >> 32) + 1;

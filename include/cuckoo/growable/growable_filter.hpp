@@ -118,6 +118,7 @@
 #include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/prefetch_pipeline.hpp"
 #include "cuckoo/detail/rng.hpp"
+#include "cuckoo/detail/vector_probes.hpp"
 #include "cuckoo/hash.hpp"
 #include "cuckoo/sizing.hpp"
 #include "cuckoo/table/packed_table.hpp"
@@ -343,12 +344,7 @@ class BasicGrowableFilter
   /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The same pipeline.
   template <Key K>
   void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
-    detail::run_prefetch_pipeline<kLookupDepth>(
-        keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
-        [&](std::size_t i, const Probe& p) {
-          out[i] = count_probe(p);
-          return true;
-        });
+    run_lookups(keys, [&](std::size_t i, const Probe& p) { out[i] = count_probe(p); });
   }
 
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
@@ -700,13 +696,78 @@ class BasicGrowableFilter
   }
   template <bool kBare, Key K>
   void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
+    run_lookups(keys, [&](std::size_t i, const Probe& p)
+                          CUCKOO_LAMBDA_HOT { out[i] = contains_probe_as<kBare>(p); });
+  }
+  /// A lookup batch's pipeline: step(i, probe) for every key in order, key i's buckets
+  /// prefetched kLookupDepth keys before. 8-byte integer keys hashed by XXH3 are staged eight at
+  /// a time where the level has AVX-512 (probe_group_avx512), other keys one at a time.
+  template <Key K, class Step>
+  CUCKOO_HOT void run_lookups(std::span<const K> keys, Step&& step) const noexcept {
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    if constexpr (detail::kVectorProbes<kIsaLevel, Hash, K>) {
+      const K* const in = keys.data();
+      detail::run_grouped_lookup_pipeline<kLookupDepth>(
+          keys.size(),
+          [&](std::size_t i, detail::ProbeGroup& group)
+              CUCKOO_LAMBDA_HOT { probe_group_avx512(in + i, group); },
+          [&](const detail::Probe& p) CUCKOO_LAMBDA_HOT {
+            prefetch_bucket<2>(p.bucket);
+            prefetch_bucket<2>(p.alt);
+          },
+          [&](std::size_t i) CUCKOO_LAMBDA_HOT {
+            const Probe p = fetch_for_lookup(in[i]);
+            return detail::Probe{p.first, p.second, p.key};
+          },
+          [&](std::size_t i, const detail::Probe& p) CUCKOO_LAMBDA_HOT {
+            step(i, Probe{p.bucket, p.alt, p.fingerprint});
+          });
+      return;
+    }
+#endif
     detail::run_prefetch_pipeline<kLookupDepth>(
         keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
         [&](std::size_t i, const Probe& p) {
-          out[i] = contains_probe_as<kBare>(p);
+          step(i, p);
           return true;
         });
   }
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  /// probe_of for eight 8-byte integer keys at once, hashed by XXH3: every step of probe_of and
+  /// second_of is a 64-bit lane operation but the alternation table's read, which is a gather.
+  /// Why: a batch lookup's time in cache was its instructions, and the stage of one key took
+  /// about 120 of the 170 per key (hash, mix, the two buckets, the alternation); see the README,
+  /// "Filters that grow", for what it measured. Exactly probe_of's probes:
+  /// tests/unit/test_growable_vector_probes.cpp.
+  CUCKOO_VECTOR_PROBES_FN void probe_group_avx512(const void* keys,
+                                                  detail::ProbeGroup& out) const noexcept {
+    using Lanes = detail::VectorLanes;
+    const Lanes h = detail::vector_xxh3_avx512(keys, hasher_.integer_bitflip());
+    const Lanes base = ((h >> 32) * base_buckets_) >> 32;
+    Lanes w = h ^ (h >> 33);  // growth::mix
+    w *= 0xFF51AFD7ED558CCDull;
+    w ^= w >> 33;
+    w *= 0xC4CEB9FE1A85EC53ull;
+    w ^= w >> 33;
+    const unsigned g = generation_;
+    const Lanes first = (base << g) | ((w >> extension_shift_) & extension_mask_);
+    const Lanes key = (w << g) >> (64 - slot_bits_);
+    // second_of(first, key | 1), its Alternation's two words gathered by the entry's tag.
+    const Lanes index = ((key | 1u) >> (slot_bits_ - tag_bits_)) << 1;
+    const auto* words = reinterpret_cast<const long long*>(alternations_.data());
+    const __m512i zero = _mm512_setzero_si512();
+    const auto offset = reinterpret_cast<Lanes>(
+        _mm512_mask_i64gather_epi64(zero, 0xFF, reinterpret_cast<__m512i>(index), words, 8));
+    const auto flip = reinterpret_cast<Lanes>(
+        _mm512_mask_i64gather_epi64(zero, 0xFF, reinterpret_cast<__m512i>(index), words + 1, 8));
+    Lanes other = (first >> g) + offset;
+    other -= reinterpret_cast<Lanes>(other >= base_buckets_) & base_buckets_;
+    const Lanes second = side_buckets_ + ((other << g) | ((first ^ flip) & extension_mask_));
+    std::memcpy(out.bucket, &first, sizeof first);
+    std::memcpy(out.alt, &second, sizeof second);
+    std::memcpy(out.fingerprint, &key, sizeof key);
+  }
+#endif
   /// The bare generation 0 (one table, the smallest) takes a branch of its own, predicted the same
   /// way for every lookup until the first doubling (and taken once per batch); one compare for
   /// both forms would need a mask and an OR per bucket in every generation.
