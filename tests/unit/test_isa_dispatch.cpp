@@ -176,6 +176,10 @@ TEST(IsaDispatch, GrowableAvx2MatchesPortable) {
   check_growable_level_matches_portable<Isa::kAvx2>(0.01, 100'000);  // 13-bit slots, then wider
   check_growable_level_matches_portable<Isa::kAvx2>(1e-7, 40'000);   // 29, 30, then 31: scalar
 }
+TEST(IsaDispatch, GrowableAvx512MatchesPortable) {
+  check_growable_level_matches_portable<Isa::kAvx512>(0.01, 100'000);
+  check_growable_level_matches_portable<Isa::kAvx512>(1e-7, 40'000);
+}
 #endif
 
 /// The approximate map at level L against the portable one of the same layout: inserts to a

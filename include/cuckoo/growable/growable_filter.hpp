@@ -558,6 +558,9 @@ class BasicGrowableFilter
     pinned_below_ = bare_ ? ~0u : std::uint32_t{1} << (slot_bits_ - 1 - tag_bits_);
     slot_mask_ = slot_bits_ == 32 ? ~0u : (1u << slot_bits_) - 1;
     reach_ = reach(slot_bits_);
+    for (unsigned k = 0; k < 2 * kSlots; ++k) {
+      slot_starts_[k] = (k % kSlots) * slot_bits_ + (k / kSlots) * 512;
+    }
   }
 
   const Alternation& alternation_of(std::uint32_t v) const noexcept {
@@ -782,7 +785,9 @@ class BasicGrowableFilter
     bool hit = false;
     bool compared = false;
 #if CUCKOO_HAS_X86_VECTOR_PATHS
-    if constexpr (kVectorCompare) {
+    if constexpr (kVectorCompare512) {
+      if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx512<kBare>(p), compared = true;
+    } else if constexpr (kVectorCompare) {
       if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx2<kBare>(p), compared = true;
     }
 #endif
@@ -800,6 +805,8 @@ class BasicGrowableFilter
   /// byte.
   static constexpr bool kVectorCompare = kSlots == 4 && kIsaLevel >= Isa::kAvx2;
   static constexpr unsigned kVectorSlotBits = 30;
+  /// At the AVX-512 level the two buckets share one register (pair_matches_avx512).
+  static constexpr bool kVectorCompare512 = kSlots == 4 && kIsaLevel >= Isa::kAvx512;
 #if CUCKOO_HAS_X86_VECTOR_PATHS
   // The lookup's compare in vector lanes, for b = 4 and slots of at most 30 bits, so that a
   // bucket lies in the 16 bytes from its first byte. Why: in a single-key loop every instruction
@@ -825,6 +832,53 @@ class BasicGrowableFilter
     const __m256i hit = _mm256_or_si256(lanes_match<kBare>(bytes + (bit1 >> 3), at1, key),
                                         lanes_match<kBare>(bytes + (bit2 >> 3), at2, key));
     return _mm256_testz_si256(hit, hit) == 0;
+  }
+  /// pair_matches_avx2 with both buckets in one 512-bit register, lanes 0-3 the first bucket's
+  /// slots and 4-7 the second's: each bucket's 16 bytes from its first byte make words 0-1 and
+  /// 2-3 of a vector, and each lane takes its slot's word and the next (one permute each) and
+  /// shifts the pair. Half the instructions of the two 256-bit halves (README, "Filters that
+  /// grow", for what it measured).
+  template <bool kBare>
+  CUCKOO_AVX512_FN bool pair_matches_avx512(const Probe& p) const noexcept {
+    // Intrinsics, and GCC's vector extension where an intrinsic would pass an "undefined"
+    // operand (see detail::VectorLanes).
+    using Lanes = detail::VectorLanes;
+    const std::uint64_t bit1 = p.first * kSlots * slot_bits_;
+    const std::uint64_t bit2 = p.second * kSlots * slot_bits_;
+    const std::byte* bytes = table_.bytes().data();
+    // Each bucket's 16 bytes in the two low lanes of a register. Not a masked 64-byte load:
+    // that fetched the next line too, and batches took 4x as long.
+    const __m512i first = _mm512_castsi128_si512(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit1 >> 3))));
+    const __m512i second = _mm512_castsi128_si512(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit2 >> 3))));
+    // Lane k's slot starts at bit at[k] of first (k < 4) or of second (k >= 4, counted from bit
+    // 512, so that at >> 6 picks the word from either register): slot_starts_ plus the bucket's
+    // bit offset within its first byte.
+    Lanes at;
+    std::memcpy(&at, slot_starts_.data(), sizeof at);
+    at += reinterpret_cast<Lanes>(
+        _mm512_mask_set1_epi64(_mm512_set1_epi64(static_cast<long long>(bit1 & 7)), 0xF0,
+                               static_cast<long long>(bit2 & 7)));
+    const Lanes word = at >> 6;
+    const auto low = reinterpret_cast<Lanes>(
+        _mm512_permutex2var_epi64(first, reinterpret_cast<__m512i>(word), second));
+    const auto high = reinterpret_cast<Lanes>(
+        _mm512_permutex2var_epi64(first, reinterpret_cast<__m512i>(word + 1), second));
+    // (high:low) >> s, the high word shifted in two steps so that no count reaches 64. Whatever
+    // the word after a bucket's two holds lands above the slot, which ends within its bucket's
+    // 128 bits: the mask clears it.
+    const Lanes shift = at & 63;
+    const auto v =
+        reinterpret_cast<__m512i>(((low >> shift) | ((high << 1) << (63 - shift))) & slot_mask_);
+    if constexpr (kBare) {
+      return _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(bare_key(p.key))) != 0;
+    } else {
+      // v ^ key < 2 * lowest set bit of v (see `matches`).
+      const __m512i lowest = _mm512_and_si512(v, _mm512_sub_epi64(_mm512_setzero_si512(), v));
+      return _mm512_cmplt_epu64_mask(_mm512_xor_si512(v, _mm512_set1_epi64(p.key)),
+                                     _mm512_add_epi64(lowest, lowest)) != 0;
+    }
   }
   /// All ones in lane k where the slot at bit at[k] from `from` matches `key` (see `matches`).
   /// Reads 16 bytes from `from`: a bucket's, within the table's 8 bytes of tail padding.
@@ -1073,6 +1127,8 @@ class BasicGrowableFilter
   std::uint32_t pinned_below_ = 0;
   std::uint32_t slot_mask_ = 0;
   unsigned reach_ = 0;  // see prefetch_bucket
+  /// Where lane k's slot starts in pair_matches_avx512's two buckets, but for the bit offsets.
+  alignas(64) std::array<std::uint64_t, 2 * kSlots> slot_starts_{};
   std::size_t memory_limit_ = 0;
   std::vector<Stashed> stash_;
 };
