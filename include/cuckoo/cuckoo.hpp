@@ -68,17 +68,22 @@ using PortableFilters = std::tuple<
     BasicFilter<PackedTable<4, 0, Isa::kPortable>>, BasicFilter<PackedTable<8, 0, Isa::kPortable>>,
     BasicFilter<SemiSortedTable<13>>, BasicFilter<SemiSortedTable<>>>;
 /// The growable filters (Config::growable): b = 2 and 8 compare slot by slot at every level;
-/// b = 4 has a vector compare, held at the AVX2 level (also on AVX-512 CPUs: it uses nothing
-/// wider) and the portable one. A build whose own flags enable AVX2 compiles b = 4 at its level,
-/// unwrapped, as the approximate map does (no out-of-line entry to pay for). make_growable picks
-/// by bucket size, then level.
+/// b = 4 has a vector compare, held at the AVX-512 level (both buckets in one register, and
+/// batches stage eight integer keys at once), the AVX2 one and the portable one. A build whose
+/// own flags enable a vector level compiles b = 4 at that level unwrapped, as the approximate map
+/// does (no out-of-line entry to pay for), and keeps the levels above it wrapped. make_growable
+/// picks by bucket size, then level, highest first.
 template <unsigned b, Isa L = Isa::kPortable>
 using GrowableAt = BasicGrowableFilter<b, Xxh3Hasher, L>;
 #if CUCKOO_HAS_X86_VECTOR_PATHS
-using VectorGrowable4 =
-    std::conditional_t<(kCompiledIsa >= Isa::kAvx2), GrowableAt<4, kCompiledIsa>,
-                       IsaFilter<GrowableAt<4, Isa::kAvx2>>>;
-using GrowableFilters = std::tuple<GrowableAt<2>, VectorGrowable4, GrowableAt<4>, GrowableAt<8>>;
+template <Isa L>
+using VectorGrowable4 = std::conditional_t<(kCompiledIsa >= L), GrowableAt<4, kCompiledIsa>,
+                                           IsaFilter<GrowableAt<4, L>>>;
+using GrowableFilters = std::conditional_t<
+    (kCompiledIsa >= Isa::kAvx512),
+    std::tuple<GrowableAt<2>, VectorGrowable4<Isa::kAvx512>, GrowableAt<4>, GrowableAt<8>>,
+    std::tuple<GrowableAt<2>, VectorGrowable4<Isa::kAvx512>, VectorGrowable4<Isa::kAvx2>,
+               GrowableAt<4>, GrowableAt<8>>>;
 #else
 using GrowableFilters = std::tuple<GrowableAt<2>, GrowableAt<4>, GrowableAt<8>>;
 #endif

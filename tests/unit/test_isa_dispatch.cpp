@@ -268,13 +268,15 @@ TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
   EXPECT_EQ(b8.isa(), Isa::kPortable);
   const cuckoo::Filter semi{cuckoo::Config{.capacity = 10000, .semi_sort = true}};
   EXPECT_EQ(semi.isa(), Isa::kPortable);
-  // Growable b = 4 and the approximate maps: the vector shapes at AVX2 (their compares use
-  // nothing wider) where the CPU has it, at the build's level where its flags enable AVX2; loaded
-  // ones too.
+  // The approximate maps: the vector shapes at AVX2 (their compares use nothing wider) where the
+  // CPU has it, at the build's level where its flags enable AVX2; loaded ones too. Growable
+  // b = 4: at the CPU's level (it has an AVX-512 compare and batch stage), or the build's where
+  // its flags enable AVX-512.
   const Isa vector_level =
       cuckoo::kCompiledIsa >= Isa::kAvx2 ? cuckoo::kCompiledIsa : std::min(cpu, Isa::kAvx2);
+  const Isa growable_level = cuckoo::kCompiledIsa >= Isa::kAvx512 ? cuckoo::kCompiledIsa : cpu;
   const cuckoo::Filter grow4{cuckoo::Config{.capacity = 1000, .growable = true}};
-  EXPECT_EQ(grow4.isa(), vector_level);
+  EXPECT_EQ(grow4.isa(), growable_level);
   const cuckoo::Filter grow2{cuckoo::Config{.capacity = 1000, .bucket_size = 2, .growable = true}};
   EXPECT_EQ(grow2.isa(), Isa::kPortable);
   const cuckoo::ApproximateMap<std::uint32_t> map12{cuckoo::Config{.capacity = 1000}};
@@ -285,7 +287,7 @@ TEST(IsaDispatch, FacadeUsesTheCpuLevelForVectorShapesOnly) {
       cuckoo::Config{.capacity = 1000, .bucket_size = 8}};
   EXPECT_EQ(map8.isa(), Isa::kPortable);
   // A loaded growable filter takes the CPU's level too.
-  EXPECT_EQ(cuckoo::Filter::deserialize(grow4.serialize()).isa(), vector_level);
+  EXPECT_EQ(cuckoo::Filter::deserialize(grow4.serialize()).isa(), growable_level);
 }
 
 TEST(IsaDispatch, SavedBytesDoNotDependOnTheLevel) {

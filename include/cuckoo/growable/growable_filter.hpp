@@ -221,11 +221,13 @@ struct StashedEntry {
 /// A growable cuckoo filter with kSlots entries per bucket (2, 4 or 8). Not thread-safe.
 ///
 /// `Hash` is any Hasher; the filter keeps its seed, so equal Configs give equal filters.
-/// `kIsaLevel` (detail/isa.hpp) chooses the lookup's compare: at kAvx2 or above, b = 4 filters
-/// with slots of at most 30 bits compare both buckets in vector lanes (pair_matches_avx2), every
-/// other shape and level slot by slot. By default what the translation unit's flags enable; the
-/// facade holds the AVX2 and the portable b = 4 filter and picks the CPU's at run time. Every
-/// level holds the same bytes and gives the same answers (tests/unit/test_isa_dispatch.cpp).
+/// `kIsaLevel` (detail/isa.hpp) chooses the lookup's compare: at kAvx2, b = 4 filters with slots
+/// of at most 30 bits compare both buckets in vector lanes (pair_matches_avx2), at kAvx512 in one
+/// register (pair_matches_avx512), every other shape and level slot by slot; at kAvx512 batch
+/// lookups of 8-byte integer keys also stage eight keys at once (probe_group_avx512). By default
+/// what the translation unit's flags enable; the facade holds the AVX-512, AVX2 and portable b = 4
+/// filters and picks the CPU's at run time. Every level holds the same bytes and gives the same
+/// answers (tests/unit/test_isa_dispatch.cpp).
 template <unsigned kSlots, Hasher Hash = Xxh3Hasher, Isa kIsaLevel = kCompiledIsa>
 class BasicGrowableFilter
     : public detail::KeyForwarding<BasicGrowableFilter<kSlots, Hash, kIsaLevel>> {
