@@ -836,10 +836,10 @@ class BasicGrowableFilter
     return _mm256_testz_si256(hit, hit) == 0;
   }
   /// pair_matches_avx2 with both buckets in one 512-bit register, lanes 0-3 the first bucket's
-  /// slots and 4-7 the second's: each bucket's 16 bytes from its first byte make words 0-1 and
-  /// 2-3 of a vector, and each lane takes its slot's word and the next (one permute each) and
-  /// shifts the pair. Half the instructions of the two 256-bit halves (README, "Filters that
-  /// grow", for what it measured).
+  /// slots and 4-7 the second's: each bucket's 16 bytes from its first byte sit in the two low
+  /// lanes of a register of their own, each lane takes its slot's word and the next from either
+  /// register (a two-source permute each) and shifts the pair. About 25 instructions against 40
+  /// for the two 256-bit halves (README, "Filters that grow", for what it measured).
   template <bool kBare>
   CUCKOO_AVX512_FN bool pair_matches_avx512(const Probe& p) const noexcept {
     // Intrinsics, and GCC's vector extension where an intrinsic would pass an "undefined"
