@@ -83,9 +83,9 @@ TEST(GrowableFpr, BareFirstSlotsStayWithinTheMemoryBound) {
   // filter's + 2 + log2(1 + doublings): the bare-first schedule's W_g = f + 2 +
   // floor(log2(16(g + 1)/15)) meets it at every g up to the limit once the table doubles at a
   // load α with W_g / α <= f / α_fixed + 2 + log2(1 + g). For b = 4 (the fixed filter full at
-  // 0.935, f >= 11) that load is at most 0.965 (f = 11, g = 29), and this filter's b = 4 tables
-  // doubled at 0.966-0.978 from 1000 to 10^8 keys (README). The ceiling schedule needed up to 1.0
-  // and more.
+  // 0.935, f >= 11) that load is at most 0.965 (f = 11, g = 29), and b = 4 tables reach
+  // 0.966-0.978 before a search fails, so growth::early_growth_size can double them within the
+  // bound (test_growable_growth_load.cpp). The ceiling schedule needed up to 1.0 and more.
   for (unsigned f = 11; f <= 20; ++f) {
     for (unsigned g = 0; g <= cuckoo::growth::kMaxDoublings; ++g) {
       const unsigned w = cuckoo::growth::slot_bits(f, g, cuckoo::growth::Schedule::kBareFirst);

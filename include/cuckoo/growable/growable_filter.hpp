@@ -67,10 +67,21 @@
 // precision and one of length (the marker; generation 0 spends both on precision), plus the
 // widening ω_g < log2(1 + g) + 0.1. Just before a doubling at load α a table spends W_g/α bits
 // per item, within issue 14's bound f/α_fixed + 2 + log2(1 + g) once α ≥ W_g/(that bound): at
-// most 0.965 for b = 4 (α_fixed = 0.935, f ≥ 11, any g ≤ 31; 0.961 for f = 13), and this
-// filter's b = 4 tables doubled at 0.966-0.978 (1000 to 10^8 keys). The early bit at g = 14 (19
-// bits for f = 13 where floor(log2(g + 1)) gives 18) costs 1/0.97 bits per item in that one
-// generation, within the bound, and keeps the rate at 17 doublings 2.3% under ε instead of 0.8%.
+// most 0.965 for b = 4 (α_fixed = 0.935, f ≥ 11, any g ≤ 31; 0.961 for f = 13), which the next
+// paragraph makes the load it doubles at. The early bit at g = 14 (19 bits for f = 13 where
+// floor(log2(g + 1)) gives 18) costs 1/0.96 bits per item in that one generation, within the
+// bound, and keeps the rate at 17 doublings 2.3% under ε instead of 0.8%.
+//
+// When it doubles. A b = 4 table fills to 0.966-0.978 before a search fails, but the last few
+// per cent cost most: from 0.95 on most inserts find both buckets full, and their searches fail
+// and end in random walks (from 95% to the failure, 4% of a generation's keys, took a third of
+// its time). So an insert whose two buckets are full doubles the table at once when the table
+// holds grow_at_ items: the least at which its bytes per item are within the bound above, but no
+// fewer than 0.95 of the slots (growth::early_growth_size). For b = 4 that is 0.95-0.965 (f ≥ 11,
+// g ≤ 31), for b = 8 0.95-0.987; b = 2 tables (which fail near 0.9), and tables whose search fails
+// first, double when it fails. Doubling early costs memory only up to the bound and
+// lowers the rate (it scales with α); if the doubling cannot happen (a memory limit, the last
+// doubling), the insert searches as below grow_at_, so a filter that cannot grow still fills.
 // Why a bare generation 0 and these widths, not the first schedule (growth::Schedule::kCeiling,
 // files saved before 2026-12-04: W_g = f + 2 + ceil(log2(g + 1)), every generation marked,
 // FPR ≤ ε·(1/2 + octaves/8)): its widths run up to a bit past the bound after every doubling
@@ -100,6 +111,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -193,6 +205,32 @@ inline double fpr_bound(unsigned bucket_size, unsigned base_bits, unsigned gener
   for (unsigned j = 1; j <= generation; ++j) sum += bucket_size * term(j);
   return sum;
 }
+/// Issue 14's memory bound for the table of generation g, in bits per item just before it
+/// doubles: the fixed filter's f / α_fixed (its design load for large tables) + 2 + log2(1 + g).
+inline double bits_per_item_bound(unsigned bucket_size, unsigned base_bits,
+                                  unsigned generation) noexcept {
+  const double fixed =
+      base_bits / design_load(bucket_size, base_bits, std::numeric_limits<double>::infinity());
+  return fixed + 2 + std::log2(1.0 + generation);
+}
+/// Lowest load at which a table doubles before an insert's search has failed (see the header
+/// essay, "When it doubles"). Below it the inserts' searches are short, so doubling earlier would
+/// spend memory for little time.
+inline constexpr double kEarliestGrowthLoad = 0.95;
+/// The item count from which an insert whose two buckets are full doubles the table instead of
+/// searching: the first at which the table's bytes per item are within bits_per_item_bound, but
+/// not below kEarliestGrowthLoad; SIZE_MAX where that count would be past the slots (the table
+/// then doubles only when a search fails, as b = 2 tables and files of Schedule::kCeiling do).
+inline std::size_t early_growth_size(std::size_t table_bytes, std::uint64_t slots,
+                                     unsigned bucket_size, unsigned base_bits,
+                                     unsigned generation) noexcept {
+  const double within_bound = std::ceil(8.0 * static_cast<double>(table_bytes) /
+                                        bits_per_item_bound(bucket_size, base_bits, generation));
+  const double at =
+      std::max(within_bound, std::ceil(kEarliestGrowthLoad * static_cast<double>(slots)));
+  return at < static_cast<double>(slots) ? static_cast<std::size_t>(at)
+                                         : std::numeric_limits<std::size_t>::max();
+}
 /// murmur3's 64-bit finalizer: a bijection, so w keeps all 64 bits of the hash's entropy.
 constexpr std::uint64_t mix(std::uint64_t h) noexcept {
   h ^= h >> 33;
@@ -281,14 +319,8 @@ class BasicGrowableFilter
     // (a new entry is never pinned): 3*10^7 inserts from capacity 1000, three alternating rounds,
     // 210-225 ns per insert against 231-246 through the out-of-line place().
     const std::uint32_t v = entry_of(p.key);
-    if (table_.try_place(p.first, v) || table_.try_place(p.second, v) ||
-        displace(p.first, p.second, v)) {
-      return ++size_, true;
-    }
-    // Entries matching the key follow it into the same children: doubling cannot split them.
-    if (matching_entries(p) == 2 * kSlots) return false;
-    if (!grow_and_place(hash)) return false;
-    return ++size_, true;
+    if (table_.try_place(p.first, v) || table_.try_place(p.second, v)) return ++size_, true;
+    return insert_displacing(p, v, hash);
   }
 
   bool contains_hash(std::uint64_t hash) const noexcept { return contains_probe(probe_of(hash)); }
@@ -560,6 +592,8 @@ class BasicGrowableFilter
     pinned_below_ = bare_ ? ~0u : std::uint32_t{1} << (slot_bits_ - 1 - tag_bits_);
     slot_mask_ = slot_bits_ == 32 ? ~0u : (1u << slot_bits_) - 1;
     reach_ = reach(slot_bits_);
+    grow_at_ = growth::early_growth_size(table_type::bytes_for(bucket_count(), slot_bits_),
+                                         slot_count(), kSlots, base_bits_, generation);
     for (unsigned k = 0; k < 2 * kSlots; ++k) {
       slot_starts_[k] = (k % kSlots) * slot_bits_ + (k / kSlots) * 512;
     }
@@ -923,6 +957,18 @@ class BasicGrowableFilter
     return count_in(p.first, p.key) + count_in(p.second, p.key);
   }
 
+  /// An insert whose two buckets are full. From grow_at_ items on the table doubles first (see
+  /// "When it doubles" in the header); below it, or when that doubling cannot happen, a
+  /// displacement search; a doubling last, when the search fails below grow_at_.
+  [[gnu::noinline]] bool insert_displacing(const Probe& p, std::uint32_t v, std::uint64_t hash) {
+    // Entries matching the key follow it into the same children: doubling cannot split them.
+    const bool early = size_ >= grow_at_ && matching_entries(p) < 2 * kSlots;
+    if (early && grow_and_place(hash)) return ++size_, true;
+    if (displace(p.first, p.second, v)) return ++size_, true;
+    if (early || matching_entries(p) == 2 * kSlots || !grow_and_place(hash)) return false;
+    return ++size_, true;
+  }
+
   /// Places entry v whose first bucket is `first`, as an insert does: its first bucket, its second
   /// (unless pinned), then a displacement walk from each. False, with the table unchanged, if it
   /// finds none.
@@ -1132,6 +1178,7 @@ class BasicGrowableFilter
   /// Where lane k's slot starts in pair_matches_avx512's two buckets, but for the bit offsets.
   alignas(64) std::array<std::uint64_t, 2 * kSlots> slot_starts_{};
   std::size_t memory_limit_ = 0;
+  std::size_t grow_at_ = 0;  // growth::early_growth_size for the current table
   std::vector<Stashed> stash_;
 };
 
