@@ -244,8 +244,8 @@ constexpr std::uint64_t mix(std::uint64_t h) noexcept {
 /// function of (t, m0): the filter keeps it in a table of 2^k for its scalar paths, and the
 /// eight-key batch stage computes it in lanes (alternation_of_tags, below).
 struct TagAlternation {
-  std::uint64_t base_offset;
-  std::uint64_t flip;
+  std::uint64_t base_offset;  // H(t), in [0, m0)
+  std::uint64_t flip;         // X(t); its low g bits flip the extension bits
 };
 inline constexpr std::uint64_t kAlternationSalt = 0x243F6A8885A308D3ull;
 constexpr TagAlternation alternation_of_tag(std::uint64_t tag,
@@ -561,10 +561,7 @@ class BasicGrowableFilter
     std::uint64_t first, second;
     std::uint32_t key;  // the key's next slot_bits_ bits of w, as a slot compares them
   };
-  struct Alternation {
-    std::uint64_t base_offset;  // H(t), in [0, m0)
-    std::uint64_t flip;         // X(t); its low g bits flip the extension bits
-  };
+  using Alternation = growth::TagAlternation;
   using Stashed = StashedEntry;
   struct Displacement {
     std::uint64_t bucket;
@@ -610,8 +607,7 @@ class BasicGrowableFilter
     tag_bits_ = std::min(growth::kTagBits, first - kUnpinnedDoublings);
     alternations_.resize(std::size_t{1} << tag_bits_);
     for (std::uint64_t tag = 0; tag < alternations_.size(); ++tag) {
-      const auto alternation = growth::alternation_of_tag(tag, base_buckets_);
-      alternations_[tag] = {alternation.base_offset, alternation.flip};
+      alternations_[tag] = growth::alternation_of_tag(tag, base_buckets_);
     }
     set_generation(geometry.doublings);
   }
