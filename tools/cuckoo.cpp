@@ -48,6 +48,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -655,11 +656,23 @@ int main(int argc, char** argv) {
   CreateOptions create_options;
   auto* create_command = app.add_subcommand("create", "Create an empty filter file");
   create_command->add_option("FILTER", create_options.filter, "Filter file to create")->required();
+  // CLI11's PositiveNumber said "Value 0 not in range 0.000000 to 1.79...e308" and let 2^64
+  // through as 2^64 - 1; a count is digits only, checked here before conversion.
+  const CLI::Validator positive_count(
+      [](std::string& text) -> std::string {
+        std::size_t value = 0;
+        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (error == std::errc() && end == text.data() + text.size() && value > 0) return {};
+        return "expected a whole number of items from 1 to " +
+               std::to_string(std::numeric_limits<std::size_t>::max()) + ", got '" + text + "'";
+      },
+      "", "items");
   create_command
       ->add_option("--capacity", create_options.capacity,
                    "Items the filter must hold (with --grow: the capacity it starts at)")
       ->required()
-      ->check(CLI::PositiveNumber);
+      ->type_name("ITEMS")
+      ->check(positive_count);
   auto* fpr = create_command->add_option("--fpr", create_options.fpr,
                                          "Target false-positive rate (default 0.001)");
   auto* bits = create_command->add_option(

@@ -200,6 +200,12 @@ expect_status 2 "unknown option" -- "$CUCKOO" query big.cf --no-such-option
 expect_status 2 "missing filter" -- "$CUCKOO" add
 expect_status 2 "create without capacity" -- "$CUCKOO" create x.cf
 expect_status 2 "capacity 0" -- "$CUCKOO" create x.cf --capacity 0
+expect_stderr_has "expected a whole number of items from 1 to 18446744073709551615, got '0'" "capacity 0"
+for bad in -5 1.5 1e6 abc 18446744073709551616; do  # 2^64 was taken as 2^64 - 1
+  expect_status 2 "capacity $bad" -- "$CUCKOO" create x.cf --capacity "$bad"
+  expect_stderr_has "got '$bad'" "capacity $bad"
+done
+[ ! -e x.cf ] || fail "a refused create left x.cf behind"
 expect_status 2 "bucket size 3" -- "$CUCKOO" create x.cf --capacity 10 --bucket-size 3
 expect_status 2 "--fpr with --bits" -- "$CUCKOO" create x.cf --capacity 10 --fpr 0.01 --bits 8
 expect_status 2 "fpr out of range" -- "$CUCKOO" create x.cf --capacity 10 --fpr 2
