@@ -638,6 +638,26 @@ int info(const std::string& path) {
   return print_checksum(path, file);
 }
 
+/// A check for an unsigned option: digits only (or hex digits after 0x where `hex`), from `low`
+/// to `high`. CLI11's own conversion took "-1" and values past 2^64 as 2^64 - 1 without a word,
+/// and its PositiveNumber named a range up to 1.8e308.
+/// `what` names the value in --help.
+CLI::Validator whole_number(std::uint64_t low, std::uint64_t high, const char* what,
+                            bool hex = false) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        const bool is_hex = hex && text.size() > 2 && text[0] == '0' && (text[1] | 0x20) == 'x';
+        const char* first = text.data() + (is_hex ? 2 : 0);
+        const char* last = text.data() + text.size();
+        std::uint64_t value = 0;
+        const auto [end, error] = std::from_chars(first, last, value, is_hex ? 16 : 10);
+        if (error == std::errc() && end == last && value >= low && value <= high) return {};
+        return fmt::format("expected a whole number from {} to {}{}, got '{}'", low, high,
+                           hex ? " (decimal, or hex after 0x)" : "", text);
+      },
+      "", what);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -656,29 +676,20 @@ int main(int argc, char** argv) {
   CreateOptions create_options;
   auto* create_command = app.add_subcommand("create", "Create an empty filter file");
   create_command->add_option("FILTER", create_options.filter, "Filter file to create")->required();
-  // CLI11's PositiveNumber said "Value 0 not in range 0.000000 to 1.79...e308" and let 2^64
-  // through as 2^64 - 1; a count is digits only, checked here before conversion.
-  const CLI::Validator positive_count(
-      [](std::string& text) -> std::string {
-        std::size_t value = 0;
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-        if (error == std::errc() && end == text.data() + text.size() && value > 0) return {};
-        return "expected a whole number of items from 1 to " +
-               std::to_string(std::numeric_limits<std::size_t>::max()) + ", got '" + text + "'";
-      },
-      "", "items");
   create_command
       ->add_option("--capacity", create_options.capacity,
                    "Items the filter must hold (with --grow: the capacity it starts at)")
       ->required()
       ->type_name("ITEMS")
-      ->check(positive_count);
+      ->check(whole_number(1, std::numeric_limits<std::size_t>::max(), "items"));
   auto* fpr = create_command->add_option("--fpr", create_options.fpr,
                                          "Target false-positive rate (default 0.001)");
-  auto* bits = create_command->add_option(
-      "--bits", create_options.bits,
-      "Fingerprint bits, 2..32 (with --grow: the base width f, 11..30; a smaller one is raised "
-      "to 11)");
+  auto* bits = create_command
+                   ->add_option("--bits", create_options.bits,
+                                "Fingerprint bits, 2..32 (with --grow: the base width f, 11..30; a "
+                                "smaller one is raised "
+                                "to 11)")
+                   ->check(whole_number(2, 32, "bits"));
   fpr->excludes(bits);
   create_command->add_option("--bucket-size", create_options.bucket_size, "Entries per bucket")
       ->check(CLI::IsMember({2u, 4u, 8u}))
@@ -691,8 +702,10 @@ int main(int argc, char** argv) {
                            "A blocked filter: lookups read one cache line; its FPR is fixed at "
                            "about 0.2% (--fpr at least 0.0025; not with --grow or --semi-sort)");
   create_command->add_option("--seed", create_options.seed, "Hash seed (decimal or 0x hex)")
+      ->check(whole_number(0, std::numeric_limits<std::uint64_t>::max(), "seed", true))
       ->capture_default_str();
   create_command->add_option("--max-kicks", create_options.max_kicks, "Longest kick walk")
+      ->check(whole_number(0, std::numeric_limits<unsigned>::max(), "kicks"))
       ->capture_default_str();
   create_command->add_flag("--force", create_options.force,
                            "Replace an existing file (after waiting for its writers' lock)");

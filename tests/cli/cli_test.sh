@@ -200,12 +200,22 @@ expect_status 2 "unknown option" -- "$CUCKOO" query big.cf --no-such-option
 expect_status 2 "missing filter" -- "$CUCKOO" add
 expect_status 2 "create without capacity" -- "$CUCKOO" create x.cf
 expect_status 2 "capacity 0" -- "$CUCKOO" create x.cf --capacity 0
-expect_stderr_has "expected a whole number of items from 1 to 18446744073709551615, got '0'" "capacity 0"
-for bad in -5 1.5 1e6 abc 18446744073709551616; do  # 2^64 was taken as 2^64 - 1
-  expect_status 2 "capacity $bad" -- "$CUCKOO" create x.cf --capacity "$bad"
-  expect_stderr_has "got '$bad'" "capacity $bad"
+expect_stderr_has "expected a whole number from 1 to 18446744073709551615, got '0'" "capacity 0"
+# Out of range or not digits: refused with the range and the value as given (CLI11's conversion
+# took -1 and values past 2^64 as 2^64 - 1, and --bits 0 as "derive from --fpr").
+for bad in "--capacity -5" "--capacity 1.5" "--capacity 1e6" "--capacity abc" \
+  "--capacity 18446744073709551616" "--seed -1" "--seed 0x1ffffffffffffffff" "--seed 0x" \
+  "--seed 12z" "--bits 0" "--bits 33" "--max-kicks -1" "--max-kicks 4294967296"; do
+  set -- $bad
+  args=(--capacity 10 "$1" "$2")
+  [ "$1" = --capacity ] && args=("$1" "$2")
+  expect_status 2 "$bad" -- "$CUCKOO" create x.cf "${args[@]}"
+  expect_stderr_has "expected a whole number from .* got '$2'" "$bad"
 done
 [ ! -e x.cf ] || fail "a refused create left x.cf behind"
+expect_status 0 "--seed at 2^64 - 1, in hex" -- "$CUCKOO" create seed.cf --capacity 10 --seed 0xFFFFFFFFFFFFFFFF
+expect_status 0 "info of it" -- "$CUCKOO" info seed.cf
+grep -q "seed 0xffffffffffffffff" out || fail "--seed 0xFFFFFFFFFFFFFFFF: $(grep seed out)"
 expect_status 2 "bucket size 3" -- "$CUCKOO" create x.cf --capacity 10 --bucket-size 3
 expect_status 2 "--fpr with --bits" -- "$CUCKOO" create x.cf --capacity 10 --fpr 0.01 --bits 8
 expect_status 2 "fpr out of range" -- "$CUCKOO" create x.cf --capacity 10 --fpr 2
