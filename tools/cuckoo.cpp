@@ -639,9 +639,8 @@ int info(const std::string& path) {
 }
 
 /// A check for an unsigned option: digits only (or hex digits after 0x where `hex`), from `low`
-/// to `high`. CLI11's own conversion took "-1" and values past 2^64 as 2^64 - 1 without a word,
-/// and its PositiveNumber named a range up to 1.8e308.
-/// `what` names the value in --help.
+/// to `high`; `what` names the value in --help. CLI11's own conversion took "-1" and values past
+/// 2^64 as 2^64 - 1 without a word, and its PositiveNumber named a range up to 1.8e308.
 CLI::Validator whole_number(std::uint64_t low, std::uint64_t high, const char* what,
                             bool hex = false) {
   return CLI::Validator(
@@ -686,9 +685,8 @@ int main(int argc, char** argv) {
                                          "Target false-positive rate (default 0.001)");
   auto* bits = create_command
                    ->add_option("--bits", create_options.bits,
-                                "Fingerprint bits, 2..32 (with --grow: the base width f, 11..30; a "
-                                "smaller one is raised "
-                                "to 11)")
+                                "Fingerprint bits, 2..32 (with --grow: the base width f, 11..30; "
+                                "a smaller one is raised to 11)")
                    ->check(whole_number(2, 32, "bits"));
   fpr->excludes(bits);
   create_command->add_option("--bucket-size", create_options.bucket_size, "Entries per bucket")
