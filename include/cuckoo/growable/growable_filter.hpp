@@ -296,8 +296,8 @@ struct StashedEntry {
 /// `Hash` is any Hasher; the filter keeps its seed, so equal Configs give equal filters.
 /// `kIsaLevel` (detail/isa.hpp) chooses the lookup's compare: at kAvx2, b = 4 filters with slots
 /// of at most 30 bits compare both buckets in vector lanes (pair_matches_avx2), at kAvx512 in one
-/// register (pair_matches_avx512), every other shape and level slot by slot; at kAvx512 batch
-/// lookups of 8-byte integer keys also stage eight keys at once (probe_group_avx512). By default
+/// register (LaneView::pair_matches), every other shape and level slot by slot; at kAvx512 batch
+/// lookups of 8-byte integer keys also stage eight keys at once (LaneView::stage). By default
 /// what the translation unit's flags enable; the facade holds the AVX-512, AVX2 and portable b = 4
 /// filters and picks the CPU's at run time. Every level holds the same bytes and gives the same
 /// answers (tests/unit/test_isa_dispatch.cpp).
@@ -413,7 +413,7 @@ class BasicGrowableFilter
   /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The same pipeline.
   template <Key K>
   void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
-    run_lookups(keys, [&](std::size_t i, const Probe& p) { out[i] = count_probe(p); });
+    run_lookups(keys, [&](const auto&, std::size_t i, const Probe& p) { out[i] = count_probe(p); });
   }
 
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
@@ -770,31 +770,46 @@ class BasicGrowableFilter
   }
   template <bool kBare, Key K>
   void contains_pipelined(std::span<const K> keys, std::span<bool> out) const noexcept {
-    run_lookups(keys, [&](std::size_t i, const Probe& p)
-                          CUCKOO_LAMBDA_HOT { out[i] = contains_probe_as<kBare>(p); });
+    bool* const answers = out.data();
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+    // The common case decided once per batch: every slot fits the one-register compare and the
+    // stash is empty, so a key's answer is that compare alone, through the batch's LaneView.
+    if constexpr (kVectorCompare512) {
+      if (slot_bits_ <= kVectorSlotBits && stash_.empty()) {
+        run_lookups(keys,
+                    [answers](const auto& view, std::size_t i, const Probe& p)
+                        CUCKOO_LAMBDA_HOT { answers[i] = view.template pair_matches<kBare>(p); });
+        return;
+      }
+    }
+#endif
+    run_lookups(keys, [this, answers](const auto&, std::size_t i, const Probe& p)
+                          CUCKOO_LAMBDA_HOT { answers[i] = contains_probe_as<kBare>(p); });
   }
-  /// A lookup batch's pipeline: step(i, probe) for every key in order, key i's buckets
+  /// A lookup batch's pipeline: step(view, i, probe) for every key in order, key i's buckets
   /// prefetched kLookupDepth keys before. 8-byte integer keys hashed by XXH3 are staged eight at
-  /// a time where the level has AVX-512 (probe_group_avx512), other keys one at a time.
+  /// a time where the level has AVX-512, through a LaneView in this frame that `view` is (other
+  /// keys one at a time, `view` then the filter itself).
   template <Key K, class Step>
   CUCKOO_HOT void run_lookups(std::span<const K> keys, Step&& step) const noexcept {
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (detail::kVectorProbes<kIsaLevel, Hash, K>) {
       const K* const in = keys.data();
+      const LaneView view = lane_view();
       detail::run_grouped_lookup_pipeline<kLookupDepth>(
           keys.size(),
           [&](std::size_t i, detail::ProbeGroup& group)
-              CUCKOO_LAMBDA_HOT { probe_group_avx512(in + i, group); },
+              CUCKOO_LAMBDA_HOT { view.stage(in + i, group); },
           [&](const detail::Probe& p) CUCKOO_LAMBDA_HOT {
-            prefetch_bucket<2>(p.bucket);
-            prefetch_bucket<2>(p.alt);
+            view.prefetch(p.bucket);
+            view.prefetch(p.alt);
           },
           [&](std::size_t i) CUCKOO_LAMBDA_HOT {
             const Probe p = fetch_for_lookup(in[i]);
             return detail::Probe{p.first, p.second, p.key};
           },
           [&](std::size_t i, const detail::Probe& p) CUCKOO_LAMBDA_HOT {
-            step(i, Probe{p.bucket, p.alt, p.fingerprint});
+            step(view, i, Probe{p.bucket, p.alt, p.fingerprint});
           });
       return;
     }
@@ -802,38 +817,118 @@ class BasicGrowableFilter
     detail::run_prefetch_pipeline<kLookupDepth>(
         keys.size(), [&](std::size_t i) { return fetch_for_lookup(keys[i]); },
         [&](std::size_t i, const Probe& p) {
-          step(i, p);
+          step(*this, i, p);
           return true;
         });
   }
 #if CUCKOO_HAS_X86_VECTOR_PATHS
-  /// probe_of for eight 8-byte integer keys at once, hashed by XXH3: every step of probe_of and
-  /// second_of is a 64-bit lane operation, the alternation table's read included: computed as the
-  /// table was (growth::alternation_of_tags) rather than gathered, 5% faster batches at 10^8 keys
-  /// (README, "Filters that grow").
-  /// Why: a batch lookup's time in cache was its instructions, and the stage of one key took
-  /// about 120 of the 170 per key (hash, mix, the two buckets, the alternation); see the README,
-  /// "Filters that grow", for what it measured. Exactly probe_of's probes:
-  /// tests/unit/test_growable_vector_probes.cpp.
-  CUCKOO_VECTOR_PROBES_FN void probe_group_avx512(const void* keys,
-                                                  detail::ProbeGroup& out) const noexcept {
+  /// What the eight-key stage and the one-register compare read of the filter, copied out of it.
+  /// A batch holds one in its own frame: GCC then keeps these in registers across the stores of
+  /// the answers (bool stores, which may alias the filter and made it reload them from *this for
+  /// every key), as BasicFilter's batches do (detail/prober.hpp). A single-key lookup makes one
+  /// per call, which compiles to the same loads of the members it uses.
+  struct LaneView {
     using Lanes = detail::VectorLanes;
-    const Lanes h = detail::vector_xxh3_avx512(keys, hasher_.integer_bitflip());
-    const Lanes base = ((h >> 32) * base_buckets_) >> 32;
-    const Lanes w = growth::mix_lanes(h);
-    const unsigned g = generation_;
-    const Lanes first = (base << g) | ((w >> extension_shift_) & extension_mask_);
-    const Lanes key = (w << g) >> (64 - slot_bits_);
-    // second_of(first, key | 1), its alternation computed from the entry's tag, not read.
-    const auto alternation =
-        growth::alternation_of_tags((key | 1u) >> (slot_bits_ - tag_bits_), base_buckets_);
-    Lanes other = (first >> g) + alternation.base_offset;
-    other -= reinterpret_cast<Lanes>(other >= base_buckets_) & base_buckets_;
-    const Lanes second =
-        side_buckets_ + ((other << g) | ((first ^ alternation.flip) & extension_mask_));
-    std::memcpy(out.bucket, &first, sizeof first);
-    std::memcpy(out.alt, &second, sizeof second);
-    std::memcpy(out.fingerprint, &key, sizeof key);
+    std::uint64_t bitflip;  // the hasher's Xxh3Hasher::integer_bitflip()
+    std::uint64_t base_buckets, side_buckets, extension_mask;
+    std::uint64_t generation, extension_shift, slot_bits, tag_bits;
+    const std::byte* bytes;  // the table's
+    std::uint64_t slot_mask, reach;
+    Lanes slot_starts;  // the filter's slot_starts_
+
+    /// probe_of for eight 8-byte integer keys at once, hashed by XXH3: every step of probe_of and
+    /// second_of is a 64-bit lane operation, the alternation table's read included: computed as
+    /// the table was (growth::alternation_of_tags) rather than gathered, 5% faster batches at
+    /// 10^8 keys (README, "Filters that grow").
+    /// Why: a batch lookup's time in cache was its instructions, and the stage of one key took
+    /// about 120 of the 170 per key (hash, mix, the two buckets, the alternation); see the README,
+    /// "Filters that grow", for what it measured. Exactly probe_of's probes:
+    /// tests/unit/test_growable_vector_probes.cpp.
+    CUCKOO_VECTOR_PROBES_FN void stage(const void* keys, detail::ProbeGroup& out) const noexcept {
+      const Lanes h = detail::vector_xxh3_avx512(keys, bitflip);
+      const Lanes base = ((h >> 32) * base_buckets) >> 32;
+      const Lanes w = growth::mix_lanes(h);
+      const std::uint64_t g = generation;
+      const Lanes first = (base << g) | ((w >> extension_shift) & extension_mask);
+      const Lanes key = (w << g) >> (64 - slot_bits);
+      // second_of(first, key | 1), its alternation computed from the entry's tag, not read.
+      const auto alternation =
+          growth::alternation_of_tags((key | 1u) >> (slot_bits - tag_bits), base_buckets);
+      Lanes other = (first >> g) + alternation.base_offset;
+      other -= reinterpret_cast<Lanes>(other >= base_buckets) & base_buckets;
+      const Lanes second =
+          side_buckets + ((other << g) | ((first ^ alternation.flip) & extension_mask));
+      std::memcpy(out.bucket, &first, sizeof first);
+      std::memcpy(out.alt, &second, sizeof second);
+      std::memcpy(out.fingerprint, &key, sizeof key);
+    }
+    /// prefetch_bucket<2>, a lookup's.
+    CUCKOO_HOT void prefetch(std::uint64_t bucket) const noexcept {
+      const std::byte* first = bytes + (bucket * kSlots * slot_bits >> 3);
+      __builtin_prefetch(first, 0, 2);
+      __builtin_prefetch(first + reach, 0, 2);
+    }
+    /// Whether p.key matches a slot of either bucket (see `matches`), for b = 4 and slots of at
+    /// most 30 bits, both buckets in one 512-bit register: lanes 0-3 the first bucket's slots and
+    /// 4-7 the second's. Each bucket's 16 bytes from its first byte sit in the low quarter of a
+    /// register of their own; lane k's slot starts at bit at[k] of them (k < 4) or of the second
+    /// (k >= 4, counted from bit 512), and lies within the 64 bits from the 32-bit word at[k] / 32
+    /// (it starts at most 31 bits into that word and is at most 30 long). So one two-source
+    /// permute of 32-bit words gives each lane that word and the next, and one shift cuts the slot
+    /// out. Where the slot lies in the bucket's last word the next is past its 16 bytes
+    /// (undefined, or the other bucket's): it lands above the slot and the mask clears it.
+    /// Measured against the form before (a permute of 64-bit words for the slot's word, another
+    /// for the next, a shift pair): in cache 7.65 -> 6.9 ns per batched key, at 10^8 keys the
+    /// same (README, "Filters that grow").
+    template <bool kBare>
+    CUCKOO_AVX512_FN bool pair_matches(const Probe& p) const noexcept {
+      // Intrinsics, and GCC's vector extension where an intrinsic would pass an "undefined"
+      // operand (see detail::VectorLanes).
+      const std::uint64_t bit1 = p.first * kSlots * slot_bits;
+      const std::uint64_t bit2 = p.second * kSlots * slot_bits;
+      // Not a masked 64-byte load: that fetched the next line too, and batches took 4x as long.
+      const __m512i first = _mm512_castsi128_si512(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit1 >> 3))));
+      const __m512i second = _mm512_castsi128_si512(
+          _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit2 >> 3))));
+      const Lanes at = slot_starts + reinterpret_cast<Lanes>(_mm512_mask_set1_epi64(
+                                         _mm512_set1_epi64(static_cast<long long>(bit1 & 7)), 0xF0,
+                                         static_cast<long long>(bit2 & 7)));
+      const Lanes word = at >> 5;
+      const Lanes words = (word | (word << 32)) + (std::uint64_t{1} << 32);  // at / 32, then + 1
+      const auto pair = reinterpret_cast<Lanes>(
+          _mm512_permutex2var_epi32(first, reinterpret_cast<__m512i>(words), second));
+      const auto v = reinterpret_cast<__m512i>((pair >> (at & 31)) & slot_mask);
+      if constexpr (kBare) {
+        return _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(bare_key(p.key))) != 0;
+      } else {
+        // v ^ key < 2 * lowest set bit of v (see `matches`).
+        const __m512i lowest = _mm512_and_si512(v, _mm512_sub_epi64(_mm512_setzero_si512(), v));
+        return _mm512_cmplt_epu64_mask(_mm512_xor_si512(v, _mm512_set1_epi64(p.key)),
+                                       _mm512_add_epi64(lowest, lowest)) != 0;
+      }
+    }
+  };
+  CUCKOO_VECTOR_PROBES_FN LaneView lane_view() const noexcept {
+    LaneView view;
+    view.bitflip = hasher_.integer_bitflip();
+    view.base_buckets = base_buckets_;
+    view.side_buckets = side_buckets_;
+    view.extension_mask = extension_mask_;
+    view.generation = generation_;
+    view.extension_shift = extension_shift_;
+    view.slot_bits = slot_bits_;
+    view.tag_bits = tag_bits_;
+    view.bytes = table_.bytes().data();
+    view.slot_mask = slot_mask_;
+    view.reach = reach_;
+    std::memcpy(&view.slot_starts, slot_starts_.data(), sizeof view.slot_starts);
+    return view;
+  }
+  /// LaneView::pair_matches over the filter's members.
+  template <bool kBare>
+  CUCKOO_AVX512_FN bool pair_matches(const Probe& p) const noexcept {
+    return lane_view().template pair_matches<kBare>(p);
   }
 #endif
   /// The bare generation 0 (one table, the smallest) takes a branch of its own, predicted the same
@@ -851,7 +946,7 @@ class BasicGrowableFilter
     bool compared = false;
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (kVectorCompare512) {
-      if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx512<kBare>(p), compared = true;
+      if (slot_bits_ <= kVectorSlotBits) hit = pair_matches<kBare>(p), compared = true;
     } else if constexpr (kVectorCompare) {
       if (slot_bits_ <= kVectorSlotBits) hit = pair_matches_avx2<kBare>(p), compared = true;
     }
@@ -870,7 +965,7 @@ class BasicGrowableFilter
   /// byte.
   static constexpr bool kVectorCompare = kSlots == 4 && kIsaLevel >= Isa::kAvx2;
   static constexpr unsigned kVectorSlotBits = 30;
-  /// At the AVX-512 level the two buckets share one register (pair_matches_avx512).
+  /// At the AVX-512 level the two buckets share one register (LaneView::pair_matches).
   static constexpr bool kVectorCompare512 = kSlots == 4 && kIsaLevel >= Isa::kAvx512;
 #if CUCKOO_HAS_X86_VECTOR_PATHS
   // The lookup's compare in vector lanes, for b = 4 and slots of at most 30 bits, so that a
@@ -897,53 +992,6 @@ class BasicGrowableFilter
     const __m256i hit = _mm256_or_si256(lanes_match<kBare>(bytes + (bit1 >> 3), at1, key),
                                         lanes_match<kBare>(bytes + (bit2 >> 3), at2, key));
     return _mm256_testz_si256(hit, hit) == 0;
-  }
-  /// pair_matches_avx2 with both buckets in one 512-bit register, lanes 0-3 the first bucket's
-  /// slots and 4-7 the second's: each bucket's 16 bytes from its first byte sit in the two low
-  /// lanes of a register of their own, each lane takes its slot's word and the next from either
-  /// register (a two-source permute each) and shifts the pair. About 25 instructions against 40
-  /// for the two 256-bit halves (README, "Filters that grow", for what it measured).
-  template <bool kBare>
-  CUCKOO_AVX512_FN bool pair_matches_avx512(const Probe& p) const noexcept {
-    // Intrinsics, and GCC's vector extension where an intrinsic would pass an "undefined"
-    // operand (see detail::VectorLanes).
-    using Lanes = detail::VectorLanes;
-    const std::uint64_t bit1 = p.first * kSlots * slot_bits_;
-    const std::uint64_t bit2 = p.second * kSlots * slot_bits_;
-    const std::byte* bytes = table_.bytes().data();
-    // Each bucket's 16 bytes in the two low lanes of a register. Not a masked 64-byte load:
-    // that fetched the next line too, and batches took 4x as long.
-    const __m512i first = _mm512_castsi128_si512(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit1 >> 3))));
-    const __m512i second = _mm512_castsi128_si512(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit2 >> 3))));
-    // Lane k's slot starts at bit at[k] of first (k < 4) or of second (k >= 4, counted from bit
-    // 512, so that at >> 6 picks the word from either register): slot_starts_ plus the bucket's
-    // bit offset within its first byte.
-    Lanes at;
-    std::memcpy(&at, slot_starts_.data(), sizeof at);
-    at += reinterpret_cast<Lanes>(
-        _mm512_mask_set1_epi64(_mm512_set1_epi64(static_cast<long long>(bit1 & 7)), 0xF0,
-                               static_cast<long long>(bit2 & 7)));
-    const Lanes word = at >> 6;
-    const auto low = reinterpret_cast<Lanes>(
-        _mm512_permutex2var_epi64(first, reinterpret_cast<__m512i>(word), second));
-    const auto high = reinterpret_cast<Lanes>(
-        _mm512_permutex2var_epi64(first, reinterpret_cast<__m512i>(word + 1), second));
-    // (high:low) >> s, the high word shifted in two steps so that no count reaches 64. Whatever
-    // the word after a bucket's two holds lands above the slot, which ends within its bucket's
-    // 128 bits: the mask clears it.
-    const Lanes shift = at & 63;
-    const auto v =
-        reinterpret_cast<__m512i>(((low >> shift) | ((high << 1) << (63 - shift))) & slot_mask_);
-    if constexpr (kBare) {
-      return _mm512_cmpeq_epi64_mask(v, _mm512_set1_epi64(bare_key(p.key))) != 0;
-    } else {
-      // v ^ key < 2 * lowest set bit of v (see `matches`).
-      const __m512i lowest = _mm512_and_si512(v, _mm512_sub_epi64(_mm512_setzero_si512(), v));
-      return _mm512_cmplt_epu64_mask(_mm512_xor_si512(v, _mm512_set1_epi64(p.key)),
-                                     _mm512_add_epi64(lowest, lowest)) != 0;
-    }
   }
   /// All ones in lane k where the slot at bit at[k] from `from` matches `key` (see `matches`).
   /// Reads 16 bytes from `from`: a bucket's, within the table's 8 bytes of tail padding.
@@ -1204,7 +1252,7 @@ class BasicGrowableFilter
   std::uint32_t pinned_below_ = 0;
   std::uint32_t slot_mask_ = 0;
   unsigned reach_ = 0;  // see prefetch_bucket
-  /// Where lane k's slot starts in pair_matches_avx512's two buckets, but for the bit offsets.
+  /// Where lane k's slot starts in LaneView::pair_matches's two buckets, but for the bit offsets.
   alignas(64) std::array<std::uint64_t, 2 * kSlots> slot_starts_{};
   std::size_t memory_limit_ = 0;
   std::size_t grow_at_ = 0;  // growth::early_growth_size for the current table
