@@ -1,6 +1,6 @@
 // A growable filter's batch lookups stage 8-byte integer keys eight at a time where the table's
-// level has AVX-512 (growable_filter.hpp, probe_group_avx512): XXH3, the mix, the first bucket,
-// the key's bits and the second bucket through a gather of the alternation table. Single-key
+// level has AVX-512 (growable_filter.hpp, LaneView::stage): XXH3, the mix, the first bucket,
+// the key's bits and the second bucket with its alternation computed in lanes. Single-key
 // calls take the scalar probe_of, so a batch answering exactly as the single keys do, for
 // absent keys too, shows the same probes: a wrong bucket or key bits would move the false
 // positives (hundreds per stage at a 5% target), a wrong bucket of a held key would be a false

@@ -413,7 +413,8 @@ class BasicGrowableFilter
   /// out[i] = count(keys[i]); out.size() must be at least keys.size(). The same pipeline.
   template <Key K>
   void count(std::span<const K> keys, std::span<std::size_t> out) const noexcept {
-    run_lookups(keys, [&](const auto&, std::size_t i, const Probe& p) { out[i] = count_probe(p); });
+    run_lookups(keys, reach_,
+                [&](const auto&, std::size_t i, const Probe& p) { out[i] = count_probe(p); });
   }
 
   /// Inserts keys in order and stops at the first that does not fit; returns how many went in.
@@ -760,6 +761,18 @@ class BasicGrowableFilter
     __builtin_prefetch(first, 0, kLocality);
     __builtin_prefetch(first + reach_, 0, kLocality);
   }
+  /// The bytes from a bucket's first that hold all of its slots, as the AVX-512 compare reads them
+  /// in batches: one 8-byte load, an 8- and a 4-byte load, or one 16-byte load. A bucket starts
+  /// at bit i·bW, so at a bit offset (i·bW) mod 8 within its first byte: at most 8 minus the
+  /// lowest set bit of bW mod 8 (b = 4: 4 for odd W, 0 for even). Why not always 16 bytes: a
+  /// bucket's window then crosses into the next line in 15 of 64 positions where its bits cross
+  /// in about 10 (W = 19); at 10^8 keys (W = 19) batched lookups took 11.4-11.5 ns with the
+  /// 12-byte window against 11.6-11.8 with 16 (README, "Filters that grow").
+  static constexpr unsigned window_bytes(unsigned slot_bits) noexcept {
+    const unsigned step = (kSlots * slot_bits) & 7;
+    const unsigned bits = (step == 0 ? 0 : 8 - (step & (0u - step))) + kSlots * slot_bits;
+    return bits <= 64 ? 8 : bits <= 96 ? 12 : 16;
+  }
   /// The last byte, counted from a bucket's first, that a compare or an update reads: 15 for the
   /// vector compare's two words, and the last slot's 8-byte load at the worst bit offset for the
   /// scalar compare and the table's updates (which load a group of slots at most as far).
@@ -773,29 +786,45 @@ class BasicGrowableFilter
     bool* const answers = out.data();
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     // The common case decided once per batch: every slot fits the one-register compare and the
-    // stash is empty, so a key's answer is that compare alone, through the batch's LaneView.
+    // stash is empty, so a key's answer is that compare alone, through the batch's LaneView, which
+    // reads (and prefetches) only the window of bytes that the slots' width needs.
     if constexpr (kVectorCompare512) {
       if (slot_bits_ <= kVectorSlotBits && stash_.empty()) {
-        run_lookups(keys,
-                    [answers](const auto& view, std::size_t i, const Probe& p)
-                        CUCKOO_LAMBDA_HOT { answers[i] = view.template pair_matches<kBare>(p); });
-        return;
+        switch (window_bytes(slot_bits_)) {
+          case 8:
+            return contains_in_lanes<kBare, 8>(keys, answers);
+          case 12:
+            return contains_in_lanes<kBare, 12>(keys, answers);
+          default:
+            return contains_in_lanes<kBare, 16>(keys, answers);
+        }
       }
     }
 #endif
-    run_lookups(keys, [this, answers](const auto&, std::size_t i, const Probe& p)
-                          CUCKOO_LAMBDA_HOT { answers[i] = contains_probe_as<kBare>(p); });
+    run_lookups(keys, reach_,
+                [this, answers](const auto&, std::size_t i, const Probe& p)
+                    CUCKOO_LAMBDA_HOT { answers[i] = contains_probe_as<kBare>(p); });
   }
+#if CUCKOO_HAS_X86_VECTOR_PATHS
+  template <bool kBare, unsigned kWindow, Key K>
+  CUCKOO_HOT void contains_in_lanes(std::span<const K> keys, bool* answers) const noexcept {
+    run_lookups(keys, kWindow - 1,
+                [answers](const auto& view, std::size_t i, const Probe& p) CUCKOO_LAMBDA_HOT {
+                  answers[i] = view.template pair_matches<kBare, kWindow>(p);
+                });
+  }
+#endif
   /// A lookup batch's pipeline: step(view, i, probe) for every key in order, key i's buckets
-  /// prefetched kLookupDepth keys before. 8-byte integer keys hashed by XXH3 are staged eight at
-  /// a time where the level has AVX-512, through a LaneView in this frame that `view` is (other
-  /// keys one at a time, `view` then the filter itself).
+  /// prefetched kLookupDepth keys before, from each bucket's first byte to `reach` bytes past it.
+  /// 8-byte integer keys hashed by XXH3 are staged eight at a time where the level has AVX-512,
+  /// through a LaneView in this frame that `view` is (other keys one at a time, `view` then the
+  /// filter itself, prefetching to reach_).
   template <Key K, class Step>
-  CUCKOO_HOT void run_lookups(std::span<const K> keys, Step&& step) const noexcept {
+  CUCKOO_HOT void run_lookups(std::span<const K> keys, unsigned reach, Step&& step) const noexcept {
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (detail::kVectorProbes<kIsaLevel, Hash, K>) {
       const K* const in = keys.data();
-      const LaneView view = lane_view();
+      const LaneView view = lane_view(reach);
       detail::run_grouped_lookup_pipeline<kLookupDepth>(
           keys.size(),
           [&](std::size_t i, detail::ProbeGroup& group)
@@ -880,17 +909,31 @@ class BasicGrowableFilter
     /// Measured against the form before (a permute of 64-bit words for the slot's word, another
     /// for the next, a shift pair): in cache 7.65 -> 6.9 ns per batched key, at 10^8 keys the
     /// same (README, "Filters that grow").
-    template <bool kBare>
+    /// The kWindow bytes from `at` (8, 12 or 16), zero above them.
+    template <unsigned kWindow>
+    CUCKOO_AVX512_FN static __m128i window(const std::byte* at) noexcept {
+      if constexpr (kWindow == 16) {
+        return _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+      } else {
+        std::uint64_t low;
+        std::memcpy(&low, at, sizeof low);
+        const __m128i words = _mm_cvtsi64_si128(static_cast<long long>(low));
+        if constexpr (kWindow == 8) return words;
+        std::uint32_t high;
+        std::memcpy(&high, at + 8, sizeof high);
+        return _mm_insert_epi32(words, static_cast<int>(high), 2);
+      }
+    }
+    template <bool kBare, unsigned kWindow = 16>
     CUCKOO_AVX512_FN bool pair_matches(const Probe& p) const noexcept {
+      static_assert(kWindow == 8 || kWindow == 12 || kWindow == 16);
       // Intrinsics, and GCC's vector extension where an intrinsic would pass an "undefined"
       // operand (see detail::VectorLanes).
       const std::uint64_t bit1 = p.first * kSlots * slot_bits;
       const std::uint64_t bit2 = p.second * kSlots * slot_bits;
       // Not a masked 64-byte load: that fetched the next line too, and batches took 4x as long.
-      const __m512i first = _mm512_castsi128_si512(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit1 >> 3))));
-      const __m512i second = _mm512_castsi128_si512(
-          _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + (bit2 >> 3))));
+      const __m512i first = _mm512_castsi128_si512(window<kWindow>(bytes + (bit1 >> 3)));
+      const __m512i second = _mm512_castsi128_si512(window<kWindow>(bytes + (bit2 >> 3)));
       const Lanes at = slot_starts + reinterpret_cast<Lanes>(_mm512_mask_set1_epi64(
                                          _mm512_set1_epi64(static_cast<long long>(bit1 & 7)), 0xF0,
                                          static_cast<long long>(bit2 & 7)));
@@ -909,7 +952,7 @@ class BasicGrowableFilter
       }
     }
   };
-  CUCKOO_VECTOR_PROBES_FN LaneView lane_view() const noexcept {
+  CUCKOO_VECTOR_PROBES_FN LaneView lane_view(unsigned reach = 15) const noexcept {
     LaneView view;
     view.bitflip = hasher_.integer_bitflip();
     view.base_buckets = base_buckets_;
@@ -921,14 +964,14 @@ class BasicGrowableFilter
     view.tag_bits = tag_bits_;
     view.bytes = table_.bytes().data();
     view.slot_mask = slot_mask_;
-    view.reach = reach_;
+    view.reach = reach;
     std::memcpy(&view.slot_starts, slot_starts_.data(), sizeof view.slot_starts);
     return view;
   }
   /// LaneView::pair_matches over the filter's members.
-  template <bool kBare>
+  template <bool kBare, unsigned kWindow = 16>
   CUCKOO_AVX512_FN bool pair_matches(const Probe& p) const noexcept {
-    return lane_view().template pair_matches<kBare>(p);
+    return lane_view().template pair_matches<kBare, kWindow>(p);
   }
 #endif
   /// The bare generation 0 (one table, the smallest) takes a branch of its own, predicted the same
