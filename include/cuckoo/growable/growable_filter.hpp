@@ -897,18 +897,6 @@ class BasicGrowableFilter
       __builtin_prefetch(first, 0, 2);
       __builtin_prefetch(first + reach, 0, 2);
     }
-    /// Whether p.key matches a slot of either bucket (see `matches`), for b = 4 and slots of at
-    /// most 30 bits, both buckets in one 512-bit register: lanes 0-3 the first bucket's slots and
-    /// 4-7 the second's. Each bucket's 16 bytes from its first byte sit in the low quarter of a
-    /// register of their own; lane k's slot starts at bit at[k] of them (k < 4) or of the second
-    /// (k >= 4, counted from bit 512), and lies within the 64 bits from the 32-bit word at[k] / 32
-    /// (it starts at most 31 bits into that word and is at most 30 long). So one two-source
-    /// permute of 32-bit words gives each lane that word and the next, and one shift cuts the slot
-    /// out. Where the slot lies in the bucket's last word the next is past its 16 bytes
-    /// (undefined, or the other bucket's): it lands above the slot and the mask clears it.
-    /// Measured against the form before (a permute of 64-bit words for the slot's word, another
-    /// for the next, a shift pair): in cache 7.65 -> 6.9 ns per batched key, at 10^8 keys the
-    /// same (README, "Filters that grow").
     /// The kWindow bytes from `at` (8, 12 or 16), zero above them.
     template <unsigned kWindow>
     CUCKOO_AVX512_FN static __m128i window(const std::byte* at) noexcept {
@@ -924,6 +912,18 @@ class BasicGrowableFilter
         return _mm_insert_epi32(words, static_cast<int>(high), 2);
       }
     }
+    /// Whether p.key matches a slot of either bucket (see `matches`), for b = 4 and slots of at
+    /// most 30 bits, both buckets in one 512-bit register: lanes 0-3 the first bucket's slots and
+    /// 4-7 the second's. Each bucket's kWindow bytes from its first byte (window_bytes: all its
+    /// slots' bits) sit in the low quarter of a register of their own; lane k's slot starts at bit
+    /// at[k] of them (k < 4) or of the second (k >= 4, counted from bit 512), and lies within the
+    /// 64 bits from the 32-bit word at[k] / 32 (it starts at most 31 bits into that word and is at
+    /// most 30 long). So one two-source permute of 32-bit words gives each lane that word and the
+    /// next, and one shift cuts the slot out. Where the slot lies in the bucket's last word the
+    /// next is past its window (zero, undefined, or the other bucket's): it lands above the slot
+    /// and the mask clears it. Measured against the form before (a permute of 64-bit words for the
+    /// slot's word, another for the next, a shift pair): in cache 7.65 -> 6.9 ns per batched key,
+    /// at 10^8 keys the same (README, "Filters that grow"). Single-key lookups read 16 bytes.
     template <bool kBare, unsigned kWindow = 16>
     CUCKOO_AVX512_FN bool pair_matches(const Probe& p) const noexcept {
       static_assert(kWindow == 8 || kWindow == 12 || kWindow == 16);
