@@ -820,7 +820,8 @@ class BasicGrowableFilter
   /// through a LaneView in this frame that `view` is (other keys one at a time, `view` then the
   /// filter itself, prefetching to reach_).
   template <Key K, class Step>
-  CUCKOO_HOT void run_lookups(std::span<const K> keys, unsigned reach, Step&& step) const noexcept {
+  CUCKOO_HOT void run_lookups(std::span<const K> keys, [[maybe_unused]] unsigned reach,
+                              Step&& step) const noexcept {
 #if CUCKOO_HAS_X86_VECTOR_PATHS
     if constexpr (detail::kVectorProbes<kIsaLevel, Hash, K>) {
       const K* const in = keys.data();
