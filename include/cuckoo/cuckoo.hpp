@@ -38,6 +38,7 @@
 #include "cuckoo/config.hpp"
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/isa_filter.hpp"
+#include "cuckoo/detail/single_key_dispatch.hpp"
 #include "cuckoo/filter.hpp"
 #include "cuckoo/growable/growable_filter.hpp"
 #include "cuckoo/hash.hpp"
@@ -254,21 +255,27 @@ class Filter {
   static Filter deserialize(std::span<const std::byte> bytes);
   static Filter deserialize(std::istream& in);
 
+  // Single-key calls pass the key by value to an entry compiled for the filter's level
+  // (detail/single_key_dispatch.hpp), one indirect call each.
   template <Key K>
   bool insert(const K& key) {
-    return std::visit([&](auto& f) { return f.insert(key); }, filter_);
+    const auto k = detail::register_key(key);
+    return Tables<decltype(k)>::kInsert[detail::checked_index(filter_)](filter_, k);
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    return std::visit([&](const auto& f) { return f.contains(key); }, filter_);
+    const auto k = detail::register_key(key);
+    return Tables<decltype(k)>::kContains[detail::checked_index(filter_)](filter_, k);
   }
   template <Key K>
   bool erase(const K& key) noexcept {
-    return std::visit([&](auto& f) { return f.erase(key); }, filter_);
+    const auto k = detail::register_key(key);
+    return Tables<decltype(k)>::kErase[detail::checked_index(filter_)](filter_, k);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    return std::visit([&](const auto& f) { return f.count(key); }, filter_);
+    const auto k = detail::register_key(key);
+    return Tables<decltype(k)>::kCount[detail::checked_index(filter_)](filter_, k);
   }
   bool insert(const char* key) { return insert(std::string_view(key)); }
   bool contains(const char* key) const noexcept { return contains(std::string_view(key)); }
@@ -386,6 +393,9 @@ class Filter {
   }
 
  private:
+  template <class R>
+  using Tables = detail::SingleKeyTables<detail::FilterVariant, std::remove_const_t<R>>;
+
   detail::FilterVariant filter_;
 };
 

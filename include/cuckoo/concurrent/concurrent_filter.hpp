@@ -171,21 +171,29 @@ class ConcurrentFilter {
 
   // ---- Operations: as Filter's, from any number of threads at once ---------------------------
 
+  // Single-key calls pass the key by value to an entry compiled for the filter's level
+  // (detail/single_key_dispatch.hpp), one indirect call each.
   template <Key K>
   bool insert(const K& key) {
-    return visit([&](auto& f) { return f.insert(key); });
+    const auto k = detail::register_key(key);
+    return Tables<decltype(k)>::kInsert[detail::checked_index(*filter_)](*filter_, k);
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    return visit([&](const auto& f) { return f.contains(key); });
+    const auto k = detail::register_key(key);
+    const detail::ConcurrentVariant& variant = *filter_;
+    return Tables<decltype(k)>::kContains[detail::checked_index(variant)](variant, k);
   }
   template <Key K>
   bool erase(const K& key) noexcept {
-    return visit([&](auto& f) { return f.erase(key); });
+    const auto k = detail::register_key(key);
+    return Tables<decltype(k)>::kErase[detail::checked_index(*filter_)](*filter_, k);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    return visit([&](const auto& f) { return f.count(key); });
+    const auto k = detail::register_key(key);
+    const detail::ConcurrentVariant& variant = *filter_;
+    return Tables<decltype(k)>::kCount[detail::checked_index(variant)](variant, k);
   }
   bool insert(const char* key) { return insert(std::string_view(key)); }
   bool contains(const char* key) const noexcept { return contains(std::string_view(key)); }
@@ -265,6 +273,9 @@ class ConcurrentFilter {
   }
 
  private:
+  template <class R>
+  using Tables = detail::SingleKeyTables<detail::ConcurrentVariant, std::remove_const_t<R>>;
+
   std::unique_ptr<detail::ConcurrentVariant> filter_;  // its alternatives hold atomics: not movable
 };
 

@@ -23,6 +23,7 @@
 
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/isa_lookup_members.hpp"
+#include "cuckoo/detail/single_key_dispatch.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
@@ -44,6 +45,16 @@ class IsaConcurrentFilter<Inner, Isa::kAvx512> : public Inner {
  public:
   using Inner::Inner;
   CUCKOO_ISA_LOOKUP_MEMBERS(CUCKOO_TARGET_AVX512)
+};
+
+/// ConcurrentFilter's single-key entries for these: lookups flattened, writers at the level only.
+template <class Inner>
+struct SingleKeyEntriesFor<IsaConcurrentFilter<Inner, Isa::kAvx2>> {
+  using type = Avx2LookupEntries;
+};
+template <class Inner>
+struct SingleKeyEntriesFor<IsaConcurrentFilter<Inner, Isa::kAvx512>> {
+  using type = Avx512LookupEntries;
 };
 
 #endif  // CUCKOO_HAS_X86_VECTOR_PATHS
