@@ -259,23 +259,27 @@ class Filter {
   // (detail/single_key_dispatch.hpp), one indirect call each.
   template <Key K>
   bool insert(const K& key) {
-    const auto k = detail::register_key(key);
-    return Tables<decltype(k)>::kInsert[detail::checked_index(filter_)](filter_, k);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(filter_);
+    return detail::kInsertEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    const auto k = detail::register_key(key);
-    return Tables<decltype(k)>::kContains[detail::checked_index(filter_)](filter_, k);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(filter_);
+    return detail::kContainsEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
   }
   template <Key K>
   bool erase(const K& key) noexcept {
-    const auto k = detail::register_key(key);
-    return Tables<decltype(k)>::kErase[detail::checked_index(filter_)](filter_, k);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(filter_);
+    return detail::kEraseEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    const auto k = detail::register_key(key);
-    return Tables<decltype(k)>::kCount[detail::checked_index(filter_)](filter_, k);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(filter_);
+    return detail::kCountEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
   }
   bool insert(const char* key) { return insert(std::string_view(key)); }
   bool contains(const char* key) const noexcept { return contains(std::string_view(key)); }
@@ -393,9 +397,6 @@ class Filter {
   }
 
  private:
-  template <class R>
-  using Tables = detail::SingleKeyTables<detail::FilterVariant, std::remove_const_t<R>>;
-
   detail::FilterVariant filter_;
 };
 

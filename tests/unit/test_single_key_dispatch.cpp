@@ -4,9 +4,12 @@
 // and 8, semi-sorted, growable, blocked) and every key type, a Filter driven through its
 // single-key calls stays identical, byte for byte and answer for answer, to a twin driven through
 // visit() and the compile-time filter inside (std::visit, the dispatch the entries replace).
-// ConcurrentFilter, which dispatches the same way, is checked alike.
+// ConcurrentFilter, which dispatches the same way, is checked alike, and ApproximateMap's
+// single-key lookups (contains, count, find into a span).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -151,6 +154,63 @@ TEST(SingleKeyDispatch, ConcurrentFilterMatchesVisitForEveryShape) {
     SCOPED_TRACE(testing::Message()
                  << "b = " << cfg.bucket_size << ", f = " << cfg.fingerprint_bits);
     expect_same_as_visit(cuckoo::ConcurrentFilter{cfg}, cuckoo::ConcurrentFilter{cfg}, 1000);
+  }
+}
+
+TEST(SingleKeyDispatch, ApproximateMapLookupsMatchVisitForEveryShape) {
+  const std::vector<cuckoo::Config> configs = {
+      {.capacity = 6000, .fingerprint_bits = 12},  // vector shapes: the CPU's or the build's level
+      {.capacity = 6000, .fingerprint_bits = 8},
+      {.capacity = 6000, .fingerprint_bits = 16},
+      {.capacity = 6000, .fingerprint_bits = 10},
+      {.capacity = 6000, .fingerprint_bits = 14, .bucket_size = 2},
+      {.capacity = 6000, .fingerprint_bits = 9, .bucket_size = 8},
+  };
+  for (const cuckoo::Config& cfg : configs) {
+    SCOPED_TRACE(testing::Message()
+                 << "b = " << cfg.bucket_size << ", f = " << cfg.fingerprint_bits);
+    cuckoo::ApproximateMap<std::uint32_t> map{cfg};
+    std::vector<KeyForms> stored;
+    for (std::uint64_t value : cuckoo::test::random_keys(1500, 43)) stored.emplace_back(value);
+    for (const KeyForms& key : stored) {
+      const auto value = static_cast<std::uint32_t>(key.integer);
+      ASSERT_TRUE(map.insert(key.integer, value));
+      ASSERT_TRUE(map.insert(key.text, value + 1));
+      ASSERT_TRUE(map.insert(key.span(), value + 2));
+    }
+    std::vector<KeyForms> probes = stored;
+    for (std::uint64_t value : cuckoo::test::random_keys(2000, 44)) probes.emplace_back(value);
+    std::array<std::uint32_t, 16> got{};
+    std::array<std::uint32_t, 16> want{};
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+      const KeyForms& key = probes[i];
+      std::vector<bool> contains;
+      std::vector<std::size_t> counts;
+      std::vector<std::vector<std::uint32_t>> found;
+      through_visit(map, key, [&](const auto& m, const auto& k) {
+        contains.push_back(m.contains(k));
+        counts.push_back(m.count(k));
+        const std::size_t n = m.find(k, std::span<std::uint32_t>(want));
+        found.emplace_back(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(n));
+      });
+      ASSERT_EQ(map.contains(key.integer), contains[0]);
+      ASSERT_EQ(map.contains(key.text), contains[2]);
+      ASSERT_EQ(map.contains(key.span()), contains[4]);
+      ASSERT_EQ(map.count(key.integer), counts[0]);
+      ASSERT_EQ(map.count(std::string_view(key.text)), counts[3]);
+      ASSERT_EQ(map.count(key.span()), counts[4]);
+      const std::size_t n = map.find(key.text.c_str(), std::span<std::uint32_t>(got));
+      ASSERT_EQ(
+          std::vector<std::uint32_t>(got.begin(), got.begin() + static_cast<std::ptrdiff_t>(n)),
+          found[2]);
+      ASSERT_EQ(map.find(key.integer, std::span<std::uint32_t>(got)), found[0].size());
+      if (i < stored.size()) {  // every stored pair found (no false negatives)
+        const auto value = static_cast<std::uint32_t>(key.integer);
+        ASSERT_NE(std::find(found[0].begin(), found[0].end(), value), found[0].end());
+        ASSERT_NE(std::find(found[2].begin(), found[2].end(), value + 1), found[2].end());
+        ASSERT_NE(std::find(found[4].begin(), found[4].end(), value + 2), found[4].end());
+      }
+    }
   }
 }
 

@@ -175,25 +175,29 @@ class ConcurrentFilter {
   // (detail/single_key_dispatch.hpp), one indirect call each.
   template <Key K>
   bool insert(const K& key) {
-    const auto k = detail::register_key(key);
-    return Tables<decltype(k)>::kInsert[detail::checked_index(*filter_)](*filter_, k);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(*filter_);
+    return detail::kInsertEntries<detail::ConcurrentVariant, decltype(k)>[active](*filter_, k);
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    const auto k = detail::register_key(key);
+    auto k = detail::register_key(key);
     const detail::ConcurrentVariant& variant = *filter_;
-    return Tables<decltype(k)>::kContains[detail::checked_index(variant)](variant, k);
+    const std::size_t active = detail::checked_index(variant);
+    return detail::kContainsEntries<detail::ConcurrentVariant, decltype(k)>[active](variant, k);
   }
   template <Key K>
   bool erase(const K& key) noexcept {
-    const auto k = detail::register_key(key);
-    return Tables<decltype(k)>::kErase[detail::checked_index(*filter_)](*filter_, k);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(*filter_);
+    return detail::kEraseEntries<detail::ConcurrentVariant, decltype(k)>[active](*filter_, k);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    const auto k = detail::register_key(key);
+    auto k = detail::register_key(key);
     const detail::ConcurrentVariant& variant = *filter_;
-    return Tables<decltype(k)>::kCount[detail::checked_index(variant)](variant, k);
+    const std::size_t active = detail::checked_index(variant);
+    return detail::kCountEntries<detail::ConcurrentVariant, decltype(k)>[active](variant, k);
   }
   bool insert(const char* key) { return insert(std::string_view(key)); }
   bool contains(const char* key) const noexcept { return contains(std::string_view(key)); }
@@ -273,9 +277,6 @@ class ConcurrentFilter {
   }
 
  private:
-  template <class R>
-  using Tables = detail::SingleKeyTables<detail::ConcurrentVariant, std::remove_const_t<R>>;
-
   std::unique_ptr<detail::ConcurrentVariant> filter_;  // its alternatives hold atomics: not movable
 };
 

@@ -20,10 +20,10 @@
 // same single function as a native build. Inserts take the level but are not flattened, for the
 // reason IsaFilter gives (the kick walk and path search would be copied into every entry).
 //
-// Template parameters:
-//   V  a std::variant whose alternatives all take `contains(key)`, `count(key)`, `erase(key)` and
-//      `insert(key)` for the key type; the alternatives must be distinct types only as far as
-//      std::variant requires (entries find theirs by index, not by type).
+// Template parameters of the tables (k*Entries, at the end):
+//   V  a std::variant whose alternatives all take the table's operation for the key type
+//      (`contains(key)`, `count(key)`, `erase(key)`, `insert(key)`, or a map's `find(key, out)`);
+//      entries find their alternative by index, so V may hold one type more than once.
 //   R  the key as passed: the result of register_key() below.
 #pragma once
 
@@ -74,6 +74,10 @@ template <std::size_t I, class V>
     template <std::size_t I, class V, class R>                                                  \
     [[LOOKUP_ATTRIBUTES]] static std::size_t count(const V& variant, R key) noexcept {          \
       return active_alternative<I>(variant).count(key);                                         \
+    }                                                                                           \
+    template <std::size_t I, class V, class R, class Out>                                       \
+    [[LOOKUP_ATTRIBUTES]] static std::size_t find(const V& variant, R key, Out out) noexcept {  \
+      return active_alternative<I>(variant).find(key, out);                                     \
     }                                                                                           \
     template <std::size_t I, class V, class R>                                                  \
     [[ERASE_ATTRIBUTES]] static bool erase(V& variant, R key) noexcept {                        \
@@ -126,39 +130,50 @@ struct SingleKeyEntriesFor<IsaFilter<Inner, Isa::kAvx512>> {
 };
 #endif
 
-/// The four tables for variant V and key type R, one entry per alternative, indexed by
-/// V::index().
+// The tables for variant V and key type R, one entry per alternative, indexed by V::index().
+// Each is a variable template of its own, so that a facade instantiates only the operations its
+// alternatives have (ApproximateMap: contains, count and find).
+template <class V, std::size_t I>
+using EntriesOf = typename SingleKeyEntriesFor<std::variant_alternative_t<I, V>>::type;
+
+template <class V, class R, std::size_t... I>
+constexpr auto contains_entries(std::index_sequence<I...>) {
+  return std::array<bool (*)(const V&, R) noexcept, sizeof...(I)>{
+      &EntriesOf<V, I>::template contains<I, V, R>...};
+}
+template <class V, class R, std::size_t... I>
+constexpr auto count_entries(std::index_sequence<I...>) {
+  return std::array<std::size_t (*)(const V&, R) noexcept, sizeof...(I)>{
+      &EntriesOf<V, I>::template count<I, V, R>...};
+}
+template <class V, class R, class Out, std::size_t... I>
+constexpr auto find_entries(std::index_sequence<I...>) {
+  return std::array<std::size_t (*)(const V&, R, Out) noexcept, sizeof...(I)>{
+      &EntriesOf<V, I>::template find<I, V, R, Out>...};
+}
+template <class V, class R, std::size_t... I>
+constexpr auto erase_entries(std::index_sequence<I...>) {
+  return std::array<bool (*)(V&, R) noexcept, sizeof...(I)>{
+      &EntriesOf<V, I>::template erase<I, V, R>...};
+}
+template <class V, class R, std::size_t... I>
+constexpr auto insert_entries(std::index_sequence<I...>) {
+  return std::array<bool (*)(V&, R), sizeof...(I)>{&EntriesOf<V, I>::template insert<I, V, R>...};
+}
+
+template <class V>
+using AlternativeIndices = std::make_index_sequence<std::variant_size_v<V>>;
 template <class V, class R>
-class SingleKeyTables {
-  static constexpr std::size_t kSize = std::variant_size_v<V>;
-  template <std::size_t I>
-  using Entries = typename SingleKeyEntriesFor<std::variant_alternative_t<I, V>>::type;
-
-  template <std::size_t... I>
-  static constexpr auto contains_table(std::index_sequence<I...>) {
-    return std::array<bool (*)(const V&, R) noexcept, kSize>{
-        &Entries<I>::template contains<I, V, R>...};
-  }
-  template <std::size_t... I>
-  static constexpr auto count_table(std::index_sequence<I...>) {
-    return std::array<std::size_t (*)(const V&, R) noexcept, kSize>{
-        &Entries<I>::template count<I, V, R>...};
-  }
-  template <std::size_t... I>
-  static constexpr auto erase_table(std::index_sequence<I...>) {
-    return std::array<bool (*)(V&, R) noexcept, kSize>{&Entries<I>::template erase<I, V, R>...};
-  }
-  template <std::size_t... I>
-  static constexpr auto insert_table(std::index_sequence<I...>) {
-    return std::array<bool (*)(V&, R), kSize>{&Entries<I>::template insert<I, V, R>...};
-  }
-
- public:
-  static constexpr auto kContains = contains_table(std::make_index_sequence<kSize>{});
-  static constexpr auto kCount = count_table(std::make_index_sequence<kSize>{});
-  static constexpr auto kErase = erase_table(std::make_index_sequence<kSize>{});
-  static constexpr auto kInsert = insert_table(std::make_index_sequence<kSize>{});
-};
+inline constexpr auto kContainsEntries = contains_entries<V, R>(AlternativeIndices<V>{});
+template <class V, class R>
+inline constexpr auto kCountEntries = count_entries<V, R>(AlternativeIndices<V>{});
+/// find(key, out) of the approximate maps: Out is the std::span<value_type> written.
+template <class V, class R, class Out>
+inline constexpr auto kFindEntries = find_entries<V, R, Out>(AlternativeIndices<V>{});
+template <class V, class R>
+inline constexpr auto kEraseEntries = erase_entries<V, R>(AlternativeIndices<V>{});
+template <class V, class R>
+inline constexpr auto kInsertEntries = insert_entries<V, R>(AlternativeIndices<V>{});
 
 /// What std::visit does for a variant left valueless by an exception (never the case for a
 /// facade whose constructor returned): throw, which a noexcept caller turns into terminate.

@@ -135,9 +135,14 @@ class ApproximateMap {
     return std::visit([&](const auto& m) { return m.find(key); }, map_);
   }
   /// Writes up to out.size() values and returns how many matched (0 .. 2b); never allocates.
+  /// (This and the single-key contains and count pass the key by value to an entry compiled for
+  /// the map's level: detail/single_key_dispatch.hpp.)
   template <Key K>
   std::size_t find(const K& key, std::span<V> out) const noexcept {
-    return std::visit([&](const auto& m) { return m.find(key, out); }, map_);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(map_);
+    return detail::kFindEntries<detail::ApproximateMapVariant<V>, decltype(k),
+                                std::span<V>>[active](map_, k, out);
   }
   template <Key K>
   bool erase(const K& key, const V& value) noexcept {
@@ -145,11 +150,15 @@ class ApproximateMap {
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    return std::visit([&](const auto& m) { return m.contains(key); }, map_);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(map_);
+    return detail::kContainsEntries<detail::ApproximateMapVariant<V>, decltype(k)>[active](map_, k);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    return std::visit([&](const auto& m) { return m.count(key); }, map_);
+    auto k = detail::register_key(key);
+    const std::size_t active = detail::checked_index(map_);
+    return detail::kCountEntries<detail::ApproximateMapVariant<V>, decltype(k)>[active](map_, k);
   }
   bool insert(const char* key, const V& value) { return insert(std::string_view(key), value); }
   std::vector<V> find(const char* key) const { return find(std::string_view(key)); }

@@ -18,6 +18,7 @@
 
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/isa_lookup_members.hpp"
+#include "cuckoo/detail/single_key_dispatch.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
@@ -80,6 +81,13 @@ class IsaMap<Inner, Isa::kAvx2> : public Inner {
 };
 
 #undef CUCKOO_ISA_MAP_MEMBERS
+
+/// ApproximateMap's single-key lookups (contains, count, find into a span) reach this through
+/// entries compiled for its level, with the lookups flattened as they are here.
+template <class Inner>
+struct SingleKeyEntriesFor<IsaMap<Inner, Isa::kAvx2>> {
+  using type = Avx2LookupEntries;
+};
 
 #endif  // CUCKOO_HAS_X86_VECTOR_PATHS
 
