@@ -259,27 +259,19 @@ class Filter {
   // (detail/single_key_dispatch.hpp), one indirect call each.
   template <Key K>
   bool insert(const K& key) {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(filter_);
-    return detail::kInsertEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
+    return detail::insert_in(filter_, key);
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(filter_);
-    return detail::kContainsEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
+    return detail::contains_in(filter_, key);
   }
   template <Key K>
   bool erase(const K& key) noexcept {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(filter_);
-    return detail::kEraseEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
+    return detail::erase_in(filter_, key);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(filter_);
-    return detail::kCountEntries<detail::FilterVariant, decltype(k)>[active](filter_, k);
+    return detail::count_in(filter_, key);
   }
   bool insert(const char* key) { return insert(std::string_view(key)); }
   bool contains(const char* key) const noexcept { return contains(std::string_view(key)); }

@@ -38,6 +38,7 @@ class IsaConcurrentFilter<Inner, Isa::kAvx2> : public Inner {
  public:
   using Inner::Inner;
   CUCKOO_ISA_LOOKUP_MEMBERS(CUCKOO_TARGET_AVX2)
+  using single_key_entries = Avx2LookupEntries;  // writers keep their slow paths out of line
 };
 
 template <class Inner>
@@ -45,16 +46,7 @@ class IsaConcurrentFilter<Inner, Isa::kAvx512> : public Inner {
  public:
   using Inner::Inner;
   CUCKOO_ISA_LOOKUP_MEMBERS(CUCKOO_TARGET_AVX512)
-};
-
-/// ConcurrentFilter's single-key entries for these: lookups flattened, writers at the level only.
-template <class Inner>
-struct SingleKeyEntriesFor<IsaConcurrentFilter<Inner, Isa::kAvx2>> {
-  using type = Avx2LookupEntries;
-};
-template <class Inner>
-struct SingleKeyEntriesFor<IsaConcurrentFilter<Inner, Isa::kAvx512>> {
-  using type = Avx512LookupEntries;
+  using single_key_entries = Avx512LookupEntries;  // writers keep their slow paths out of line
 };
 
 #endif  // CUCKOO_HAS_X86_VECTOR_PATHS

@@ -22,6 +22,7 @@
 
 #include "cuckoo/detail/isa.hpp"
 #include "cuckoo/detail/isa_lookup_members.hpp"
+#include "cuckoo/detail/single_key_dispatch.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
@@ -67,11 +68,13 @@ class IsaFilter;
 template <class Inner>
 class IsaFilter<Inner, Isa::kAvx2> : public Inner {
   CUCKOO_ISA_FILTER_MEMBERS(CUCKOO_TARGET_AVX2)
+  using single_key_entries = Avx2Entries;  // lookups and erase flattened, as above
 };
 
 template <class Inner>
 class IsaFilter<Inner, Isa::kAvx512> : public Inner {
   CUCKOO_ISA_FILTER_MEMBERS(CUCKOO_TARGET_AVX512)
+  using single_key_entries = Avx512Entries;  // lookups and erase flattened, as above
 };
 
 #undef CUCKOO_ISA_FILTER_MEMBERS

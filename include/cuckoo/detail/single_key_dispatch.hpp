@@ -17,8 +17,9 @@
 // alternative's instruction-set level: the entry of an IsaFilter<Inner, L> carries L's target
 // attribute and is flattened, so the alternative's lookup (itself compiled for L) is inlined into
 // it instead of reached by a second jump; a build without the level in its flags then runs the
-// same single function as a native build. Inserts take the level but are not flattened, for the
-// reason IsaFilter gives (the kick walk and path search would be copied into every entry).
+// same single function as a native build. Each wrapper names its entries (single_key_entries).
+// Inserts take the level but are not flattened, for the reason IsaFilter gives (the kick walk and
+// path search would be copied into every entry).
 //
 // Template parameters of the tables (k*Entries, at the end):
 //   V  a std::variant whose alternatives all take the table's operation for the key type
@@ -37,7 +38,6 @@
 #include <variant>
 
 #include "cuckoo/detail/isa.hpp"
-#include "cuckoo/detail/isa_filter.hpp"
 #include "cuckoo/hash.hpp"
 
 namespace cuckoo::detail {
@@ -113,22 +113,20 @@ CUCKOO_SINGLE_KEY_ENTRIES(Avx512LookupEntries, CUCKOO_FLATTENED_AVX512, CUCKOO_T
 #undef CUCKOO_NO_ATTRIBUTES
 #undef CUCKOO_SINGLE_KEY_ENTRIES
 
-/// The entries of alternative F: PortableEntries unless F is a wrapper compiled for a level
-/// (specialised here for IsaFilter, and in isa_concurrent_filter.hpp for IsaConcurrentFilter).
+/// The entries of alternative F: those a wrapper compiled for a level names as its
+/// `single_key_entries` (IsaFilter, IsaConcurrentFilter, IsaMap, beside the members each one
+/// flattens), PortableEntries for everything else.
 template <class F>
 struct SingleKeyEntriesFor {
   using type = PortableEntries;
 };
-#if CUCKOO_HAS_X86_VECTOR_PATHS
-template <class Inner>
-struct SingleKeyEntriesFor<IsaFilter<Inner, Isa::kAvx2>> {
-  using type = Avx2Entries;
+template <class F>
+requires requires {
+  typename F::single_key_entries;
+}
+struct SingleKeyEntriesFor<F> {
+  using type = typename F::single_key_entries;
 };
-template <class Inner>
-struct SingleKeyEntriesFor<IsaFilter<Inner, Isa::kAvx512>> {
-  using type = Avx512Entries;
-};
-#endif
 
 // The tables for variant V and key type R, one entry per alternative, indexed by V::index().
 // Each is a variable template of its own, so that a facade instantiates only the operations its
@@ -188,6 +186,33 @@ template <class V>
   if (index >= std::variant_size_v<V>) [[unlikely]]
     throw_valueless();
   return index;
+}
+
+/// The facades' single-key calls: the key as an entry takes it, to the active alternative's entry.
+template <class V, Key K>
+bool insert_in(V& variant, const K& key) {
+  auto k = register_key(key);
+  return kInsertEntries<V, decltype(k)>[checked_index(variant)](variant, k);
+}
+template <class V, Key K>
+bool contains_in(const V& variant, const K& key) noexcept {
+  auto k = register_key(key);
+  return kContainsEntries<V, decltype(k)>[checked_index(variant)](variant, k);
+}
+template <class V, Key K>
+bool erase_in(V& variant, const K& key) noexcept {
+  auto k = register_key(key);
+  return kEraseEntries<V, decltype(k)>[checked_index(variant)](variant, k);
+}
+template <class V, Key K>
+std::size_t count_in(const V& variant, const K& key) noexcept {
+  auto k = register_key(key);
+  return kCountEntries<V, decltype(k)>[checked_index(variant)](variant, k);
+}
+template <class V, Key K, class Out>
+std::size_t find_in(const V& variant, const K& key, Out out) noexcept {
+  auto k = register_key(key);
+  return kFindEntries<V, decltype(k), Out>[checked_index(variant)](variant, k, out);
 }
 
 }  // namespace cuckoo::detail

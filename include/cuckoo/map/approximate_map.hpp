@@ -139,10 +139,7 @@ class ApproximateMap {
   /// the map's level: detail/single_key_dispatch.hpp.)
   template <Key K>
   std::size_t find(const K& key, std::span<V> out) const noexcept {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(map_);
-    return detail::kFindEntries<detail::ApproximateMapVariant<V>, decltype(k),
-                                std::span<V>>[active](map_, k, out);
+    return detail::find_in(map_, key, out);
   }
   template <Key K>
   bool erase(const K& key, const V& value) noexcept {
@@ -150,15 +147,11 @@ class ApproximateMap {
   }
   template <Key K>
   bool contains(const K& key) const noexcept {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(map_);
-    return detail::kContainsEntries<detail::ApproximateMapVariant<V>, decltype(k)>[active](map_, k);
+    return detail::contains_in(map_, key);
   }
   template <Key K>
   std::size_t count(const K& key) const noexcept {
-    auto k = detail::register_key(key);
-    const std::size_t active = detail::checked_index(map_);
-    return detail::kCountEntries<detail::ApproximateMapVariant<V>, decltype(k)>[active](map_, k);
+    return detail::count_in(map_, key);
   }
   bool insert(const char* key, const V& value) { return insert(std::string_view(key), value); }
   std::vector<V> find(const char* key) const { return find(std::string_view(key)); }

@@ -78,16 +78,10 @@ class IsaMap;
 template <class Inner>
 class IsaMap<Inner, Isa::kAvx2> : public Inner {
   CUCKOO_ISA_MAP_MEMBERS(CUCKOO_TARGET_AVX2)
+  using single_key_entries = Avx2LookupEntries;  // contains, count and find(key, out) flattened
 };
 
 #undef CUCKOO_ISA_MAP_MEMBERS
-
-/// ApproximateMap's single-key lookups (contains, count, find into a span) reach this through
-/// entries compiled for its level, with the lookups flattened as they are here.
-template <class Inner>
-struct SingleKeyEntriesFor<IsaMap<Inner, Isa::kAvx2>> {
-  using type = Avx2LookupEntries;
-};
 
 #endif  // CUCKOO_HAS_X86_VECTOR_PATHS
 
