@@ -110,6 +110,7 @@ mutation-check: deps
 	  "silent-writers:-DCUCKOO_TEST_MUTATION_SILENT_WRITERS" \
 	  "erase-before-copy:-DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY" \
 	  "unannounced-straddlers:-DCUCKOO_TEST_MUTATION_UNANNOUNCED_STRADDLERS" \
+	  "erase-without-both-stripes:-DCUCKOO_TEST_MUTATION_ERASE_WITHOUT_BOTH_STRIPES" \
 	  "both:-DCUCKOO_TEST_MUTATION_NO_VALIDATION -DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY"; do \
 	  name=$${variant%%:*}; flags=$${variant#*:}; dir=$(BUILD)/mutation-$$name; \
 	  cmake -S . -B $$dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \

@@ -49,7 +49,8 @@
 // activity word alone (so the first-level validation passes reads that writers disturbed),
 // CUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY makes moves erase first,
 // CUCKOO_TEST_MUTATION_UNANNOUNCED_STRADDLERS lets inserts write an entry that straddles two words
-// without entering the activity word. `make mutation-check` builds
+// without entering the activity word, CUCKOO_TEST_MUTATION_ERASE_WITHOUT_BOTH_STRIPES lets an
+// erase answer "not there" from its two one-stripe tries. `make mutation-check` builds
 // the concurrent tests with each and shows they fail.
 //
 // Template parameters:
@@ -425,20 +426,30 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
 
   // ---- Writes -------------------------------------------------------------------------------
 
-  /// Removes from the first bucket holding only its stripe when it can (one lock, not two); else
-  /// both stripes, first bucket then second, as the single-thread filter does.
-  /// The first bucket's case inline in the caller, as insert_probe's.
+  /// Removes from the first bucket holding only its stripe when it can (one lock, not two), then
+  /// from the second holding only its stripe; only when neither held the key, both stripes, to
+  /// answer "not there" at one instant. The first bucket's case inline in the caller, as
+  /// insert_probe's.
   CUCKOO_HOT bool erase_probe(const Probe& p) noexcept {
-    {
-      concurrent::StripeGuard locked(stripes_, stripe_of(p.bucket));
-      if (table_.remove(p.bucket, p.fingerprint)) {
-        locked.add_items(-1);
-        return true;
-      }
-    }
-    return erase_from_pair(p);
+    return erase_from(p.bucket, p.fingerprint) || erase_elsewhere(p);
   }
-  [[gnu::noinline]] bool erase_from_pair(const Probe& p) noexcept {
+  CUCKOO_HOT bool erase_from(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
+    concurrent::StripeGuard locked(stripes_, stripe_of(bucket));
+    if (!table_.remove(bucket, fingerprint)) return false;
+    locked.add_items(-1);
+    return true;
+  }
+  /// A removal takes effect at its store, so each bucket may be tried under its own stripe; but
+  /// a key that a displacement path moved from the second bucket to the first between the two
+  /// tries is in neither when tried, so "not there" is decided with both stripes held. (The
+  /// second bucket alone, instead of both stripes straight away: one locked instruction and one
+  /// search of the first bucket fewer for the keys that sit there.)
+  [[gnu::noinline]] bool erase_elsewhere(const Probe& p) noexcept {
+    CUCKOO_WIDEN_RACE_WINDOW();
+    if (p.alt != p.bucket && erase_from(p.alt, p.fingerprint)) return true;
+#ifdef CUCKOO_TEST_MUTATION_ERASE_WITHOUT_BOTH_STRIPES
+    return false;  // mutation: "not there" from two tries at different instants
+#endif
     concurrent::StripePairGuard locked(stripes_, stripe_of(p.bucket), stripe_of(p.alt));
     if (table_.remove(p.bucket, p.fingerprint) || table_.remove(p.alt, p.fingerprint)) {
       locked.add_items(-1);
