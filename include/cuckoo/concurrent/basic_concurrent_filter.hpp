@@ -17,8 +17,9 @@
 // entry inside one word: one store that only adds, which lookups need not validate against
 // (StripedVersions::AddingGuard):
 //   - insert into the key's first bucket, then into its second, each under its own stripe alone;
-//     erase from the first bucket under its stripe, and when it does not hold the key, from both
-//     under both stripes, first bucket then second, as BasicFilter;
+//     erase from the first bucket under its stripe, then from the second under its own, and
+//     only when neither held the key, both again under both stripes (first bucket then second,
+//     as BasicFilter), so that "not there" holds at one instant (erase_elsewhere);
 //   - a displacement path (when both buckets are full) is found by the same chunked breadth-first
 //     search as the single-thread filter, but without any lock, over relaxed reads that may be
 //     stale. Its moves are then made from the free end back to the key (libcuckoo's scheme),
