@@ -21,8 +21,8 @@ struct ClearShape {
   unsigned bucket_size;
   unsigned bits;
 };
-// Whole-word buckets (f = 12, f = 16 at b = 8), buckets read by two words (f = 8 at b = 2) and
-// f = 5, where 1 entry in 64 straddles two words and is written under its stripe.
+// A whole-word bucket (b = 4, f = 12), two-slot and eight-slot buckets, and f = 5, where some
+// entries straddle two 64-bit words.
 constexpr ClearShape kClearShapes[] = {{4, 12}, {2, 8}, {8, 16}, {4, 5}};
 
 /// Entries held by the table of `copy` (a plain table's slots minus its empty ones), counted
@@ -94,14 +94,18 @@ TEST(ConcurrentSnapshots, SnapshotBesideInsertsHoldsEveryEarlierKey) {
     constexpr std::uint64_t kKeys = 100'000;
     cuckoo::ConcurrentFilter filter = filter_for_clear_tests(shape, kKeys);
     std::atomic<std::uint64_t> returned{0};
+    std::atomic<bool> inserting{true};  // cleared however the inserter ends (a failed ASSERT too)
     std::thread inserter([&] {
       for (std::uint64_t key = 0; key < kKeys; ++key) {
-        ASSERT_TRUE(filter.insert(key));
+        const bool inserted = filter.insert(key);
+        EXPECT_TRUE(inserted) << "key " << key;
+        if (!inserted) break;
         returned.store(key + 1, std::memory_order_release);
       }
+      inserting.store(false, std::memory_order_release);
     });
     int snapshots = 0;
-    while (returned.load(std::memory_order_acquire) < kKeys || snapshots < 3) {
+    while (inserting.load(std::memory_order_acquire) || snapshots < 3) {
       const std::uint64_t before = returned.load(std::memory_order_acquire);
       const cuckoo::Filter copy = filter.to_filter();
       const std::uint64_t after = returned.load(std::memory_order_acquire);
