@@ -123,7 +123,7 @@ mutation-check: deps
 	    | grep -E '^\[ +(OK|FAILED) +\] Conc.*ms'; \
 	  for run in "4 12 20000" "2 8 20000" "4 27 20000"; do set -- $$run; \
 	    $$dir/tests/cuckoo_stress_checked --bucket-size $$1 --bits $$2 --capacity $$3 \
-	      | tr '\n' ' ' | sed -E 's/.*(b=[0-9]+ f=[0-9]+).*(lookups [0-9]+ \([^)]*\)).*(PASS|FAIL).*/  stress \1: \2 \3/'; \
+	      | tr '\n' ' ' | sed -E 's/.*(b=[0-9]+ f=[0-9]+).*(lookups [0-9]+ \([^)]*\)).*erases [0-9]+ \(failed ([0-9]+)\).*size ([0-9]+), held by the threads ([0-9]+).*(PASS|FAIL).*/  stress \1: \2, erases failed \3, size \4 against \5 held \6/'; \
 	    echo; \
 	  done; \
 	done
