@@ -342,6 +342,25 @@ class AtomicPackedTable {
     return hit;
   }
 
+  /// contains_pair_between, and when `unchanged` would be false, disturbed()'s answer instead:
+  /// the caller's fallback, entered by a branch inside the read's assembly where the table reads
+  /// by assembly (any_hit_avx2_quiet_or), so that the validation is four instructions.
+  template <class Disturbed>
+  CUCKOO_HOT bool contains_pair_quiet_or(const std::uint64_t* word, std::uint64_t b1,
+                                         std::uint64_t b2, std::uint32_t value,
+                                         Disturbed&& disturbed) const noexcept {
+    if constexpr (kReadsBetweenByAssembly && !kWidenedRaceWindows) {
+      return this->any_hit_avx2_quiet_or(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                         disturbed);
+    } else {
+      bool unchanged;
+      const bool hit = contains_pair_between(word, b1, b2, value, unchanged);
+      if (unchanged) [[likely]]
+        return hit;
+      return disturbed();
+    }
+  }
+
   /// The lowest slot of `bucket` holding `value` (0 finds an empty slot), or -1.
   int find(std::uint64_t bucket, std::uint32_t value) const noexcept {
     const auto all = entries(bucket);
@@ -550,6 +569,32 @@ class AtomicPackedTable {
     }
     return any_hit_broadcast(x1, x2, value);
   }
+  /// any_hit_avx2_between, with the validation's branch in the assembly (`asm goto`): where the
+  /// flag left the statement as an output, the compiler set a register from it and tested that
+  /// (two more instructions per key). disturbed() answers when the word moved.
+  template <class Disturbed>
+  CUCKOO_AVX2_FN static bool any_hit_avx2_quiet_or(const std::uint64_t* word, const std::byte* at1,
+                                                   const std::byte* at2, std::uint32_t value,
+                                                   Disturbed&& disturbed) noexcept {
+    const auto& bucket1 = *reinterpret_cast<const UnalignedWord*>(at1);
+    const auto& bucket2 = *reinterpret_cast<const UnalignedWord*>(at2);
+    __m256i x1, x2;
+    std::uint64_t kept;
+    asm goto(
+        "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
+        "vpbroadcastq {%[b1], %[x1]|%[x1], %[b1]}\n\t"
+        "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t"
+        "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
+        "cmp {%[word], %[kept]|%[kept], %[word]}\n\t"
+        "jne %l[moved]"
+        : [kept] "=&r"(kept), [x1] "=&x"(x1), [x2] "=&x"(x2)
+        : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate)
+        : "cc"
+        : moved);
+    return any_hit_broadcast(x1, x2, value);
+  moved:
+    [[unlikely]] return disturbed();
+  }
   /// whole_word_count_pair of the buckets whose bytes start at `at1` and `at2`, read between two
   /// loads of `word` in one assembly statement, for the reason any_hit_avx2_between gives.
   CUCKOO_HOT static unsigned whole_word_count_between(const std::uint64_t* word,
@@ -590,6 +635,14 @@ class AtomicPackedTable {
 #else
   static constexpr bool kReadsBetweenByAssembly = false;
 #endif
+
+ public:
+  /// Whether lookups read buckets by assembly (contains_pair_quiet_or's disturbed() then runs
+  /// in a caller whose loop keeps everything in registers; BasicConcurrentFilter's second level
+  /// takes no ordinary call there).
+  static constexpr bool kLookupsByAssembly = kReadsBetweenByAssembly;
+
+ private:
   static constexpr std::uint64_t kOnes = [] {
     std::uint64_t ones = 0;
     if constexpr (kWholeWordBuckets) {

@@ -78,6 +78,7 @@
 #include "cuckoo/detail/key_forwarding.hpp"
 #include "cuckoo/detail/path_search.hpp"
 #include "cuckoo/detail/prefetch_pipeline.hpp"
+#include "cuckoo/detail/preserving_call.hpp"
 #include "cuckoo/detail/prober.hpp"
 #include "cuckoo/detail/rng.hpp"
 #include "cuckoo/detail/vector_probes.hpp"
@@ -354,12 +355,29 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   CUCKOO_HOT bool contains_probe(const Probe& p) const noexcept {
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
       return table_.contains_pair(p.bucket, p.alt, p.fingerprint);
-    bool quiet;
-    const bool hit = table_.contains_pair_between(stripes_.activity_word(), p.bucket, p.alt,
-                                                  p.fingerprint, quiet);
-    if (quiet) [[likely]]
-      return hit;
-    return pair_retry<&Table::contains_pair>(p.bucket, p.alt, p.fingerprint);
+    return table_.contains_pair_quiet_or(stripes_.activity_word(), p.bucket, p.alt, p.fingerprint,
+                                         [&] { return contains_disturbed(p); });
+  }
+  /// contains_probe's second level (pair_retry). Where the table reads by assembly, by a call
+  /// that the caller's loop does not see (detail/preserving_call.hpp): an ordinary call here,
+  /// however rare, made GCC reload the filter's members for every key of a caller's loop, and
+  /// so did pair_retry's loop written inline (README, Concurrency, "A call the loop does not
+  /// see").
+  [[gnu::always_inline]] bool contains_disturbed(const Probe& p) const noexcept {
+    if constexpr (Table::kLookupsByAssembly && detail::kPreservingCallAvailable) {
+      detail::PreservedCall call{&retried_contains, this, p.bucket, p.alt, p.fingerprint, 0};
+      detail::call_preserving_registers(call, *this);
+      return call.result != 0;
+    } else {
+      return pair_retry<&Table::contains_pair>(p.bucket, p.alt, p.fingerprint);
+    }
+  }
+  static std::uint64_t retried_contains(const void* filter, std::uint64_t b1, std::uint64_t b2,
+                                        std::uint64_t fp) noexcept {
+    return static_cast<const BasicConcurrentFilter*>(filter)->pair_retry<&Table::contains_pair>(
+               b1, b2, static_cast<std::uint32_t>(fp))
+               ? 1
+               : 0;
   }
   CUCKOO_HOT std::size_t count_probe(const Probe& p) const noexcept {
     if constexpr (!kValidateReads)  // mutation: unvalidated reads
