@@ -366,7 +366,8 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   [[gnu::always_inline]] bool contains_disturbed(const Probe& p) const noexcept {
     if constexpr (Table::kLookupsByAssembly && detail::kPreservingCallAvailable) {
       detail::PreservedCall call{&retried_contains, this, p.bucket, p.alt, p.fingerprint, 0};
-      detail::call_preserving_registers(call, *this);
+      detail::call_preserving_registers<Table::kIsa >= Isa::kAvx512 || detail::kBuildHasAvx512>(
+          call, *this);
       return call.result != 0;
     } else {
       return pair_retry<&Table::contains_pair>(p.bucket, p.alt, p.fingerprint);
