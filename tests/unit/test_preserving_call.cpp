@@ -59,14 +59,15 @@ std::uint64_t weighted_sum_callee(const void* base, std::uint64_t a1, std::uint6
 
 // Many values live across each call, more than the callee-saved registers hold, so the
 // compiler (told that nothing but the flags changes) keeps some in caller-saved ones.
-struct ManyValues {
+struct PreservedCallValues {
   std::uint64_t g[12];
   double d[12];
 };
 
-[[gnu::noinline]] ManyValues run_with_calls(unsigned rounds, bool call, std::uint64_t& results,
-                                            std::atomic<std::uint64_t>& counter) {
-  ManyValues v{};
+[[gnu::noinline]] PreservedCallValues run_preserving_rounds(unsigned rounds, bool call,
+                                                            std::uint64_t& results,
+                                                            std::atomic<std::uint64_t>& counter) {
+  PreservedCallValues v{};
   for (unsigned k = 0; k < 12; ++k) {
     v.g[k] = 0x9e3779b97f4a7c15ULL * (k + 1);
     v.d[k] = 1.0 + k;
@@ -85,13 +86,14 @@ struct ManyValues {
   return v;
 }
 
-std::uintptr_t frame_alignment_seen = 1;
+std::uintptr_t preserving_frame_alignment_seen = 1;
 
 [[gnu::noinline]] std::uint64_t frame_recording_callee(const void*, std::uint64_t, std::uint64_t,
                                                        std::uint64_t) noexcept {
   // At entry the System V stack pointer is 8 below a 16-byte boundary; the frame pointer, after
   // the callee pushes the old one, sits on the boundary.
-  frame_alignment_seen = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) % 16;
+  preserving_frame_alignment_seen =
+      reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0)) % 16;
   return 1;
 }
 
@@ -107,8 +109,9 @@ TEST(PreservingCall, PassesTheArgumentsAndReturnsTheResult) {
 TEST(PreservingCall, KeepsEveryRegisterTheCallerHolds) {
   std::uint64_t results = 0, unused_results = 0;
   std::atomic<std::uint64_t> counter{0}, unused_counter{0};
-  const ManyValues with = run_with_calls(1000, true, results, counter);
-  const ManyValues without = run_with_calls(1000, false, unused_results, unused_counter);
+  const PreservedCallValues with = run_preserving_rounds(1000, true, results, counter);
+  const PreservedCallValues without =
+      run_preserving_rounds(1000, false, unused_results, unused_counter);
   EXPECT_EQ(counter.load(), 1000u);
   for (unsigned k = 0; k < 12; ++k) {
     EXPECT_EQ(with.g[k], without.g[k]) << "integer value " << k;
@@ -118,7 +121,7 @@ TEST(PreservingCall, KeepsEveryRegisterTheCallerHolds) {
   std::uint64_t expected = 0, unused = 0;
   std::atomic<std::uint64_t> unused2{0};
   for (unsigned i = 0; i < 1000; ++i) {
-    const ManyValues at = run_with_calls(i + 1, false, unused, unused2);
+    const PreservedCallValues at = run_preserving_rounds(i + 1, false, unused, unused2);
     expected += at.g[0] ^ at.g[5] ^ i;
   }
   EXPECT_EQ(results, expected);
@@ -128,5 +131,5 @@ TEST(PreservingCall, CalleeGetsAnAlignedStack) {
   PreservedCall call{&frame_recording_callee, nullptr, 0, 0, 0, 0};
   cuckoo::detail::call_preserving_registers<cuckoo::detail::kBuildHasAvx512>(call, call);
   EXPECT_EQ(call.result, 1u);
-  EXPECT_EQ(frame_alignment_seen, 0u);
+  EXPECT_EQ(preserving_frame_alignment_seen, 0u);
 }
