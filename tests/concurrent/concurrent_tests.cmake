@@ -25,6 +25,17 @@ foreach(run "4;12;20000" "4;12;1000" "2;8;20000" "8;16;20000" "4;27;20000")
             --bits ${f} --capacity ${capacity})
   set_tests_properties(stress_checked_b${b}_f${f}_n${capacity} PROPERTIES LABELS concurrent)
 endforeach()
+# Sole writers taking turns with locked writers (every other block of 64 rounds of each thread
+# inside a SoleWriter), for a whole-word table and for f = 27's straddling entries.
+foreach(run "4;12;20000" "4;27;20000")
+  list(GET run 0 b)
+  list(GET run 1 f)
+  list(GET run 2 capacity)
+  add_test(NAME stress_checked_sole_b${b}_f${f}_n${capacity}
+    COMMAND cuckoo_stress_checked --threads 4 --lookups ${CUCKOO_STRESS_LOOKUPS} --bucket-size ${b}
+            --bits ${f} --capacity ${capacity} --sole-rounds 64)
+  set_tests_properties(stress_checked_sole_b${b}_f${f}_n${capacity} PROPERTIES LABELS concurrent)
+endforeach()
 # On a CPU with AVX2 the runs above of b = 4, f = 12 take the AVX2-level lookups
 # (isa_concurrent_filter.hpp); this one caps the level so that the facade's portable ones are
 # stressed too.

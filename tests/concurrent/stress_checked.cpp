@@ -17,12 +17,17 @@
 // so for every (fingerprint, bucket pair) the table holds at least as many matching entries as
 // the threads hold keys with it.
 //
+// With --sole-rounds N, each thread runs every other block of N rounds inside a SoleWriter
+// (ConcurrentFilter::sole_writer): its writes then take no lock while the other threads' writes
+// wait and their lookups go on, so sole writers and locked writers take turns under the same
+// checks.
+//
 // Exit status 0 when every check passed, 1 otherwise. make test runs a short instance (ctest,
 // label concurrent, also under ThreadSanitizer); `make stress-concurrent` a long one (≥ 10^8
 // lookups).
 //
 //   stress_checked [--threads 4] [--lookups 2000000] [--bucket-size 4] [--bits 12]
-//                  [--capacity 20000] [--reads 4] [--seed 1]
+//                  [--capacity 20000] [--reads 4] [--seed 1] [--sole-rounds 0]
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -49,6 +54,7 @@ struct Options {
   std::size_t capacity = 20'000;
   unsigned reads = 4;
   std::uint64_t seed = 1;
+  std::uint64_t sole_rounds = 0;  // 0: no SoleWriter
 };
 
 struct Band {
@@ -64,7 +70,7 @@ Band band_for(unsigned b) {
 struct ThreadResult {
   std::uint64_t lookups = 0, batch_lookups = 0, false_negatives = 0, low_counts = 0,
                 failed_erases = 0;
-  std::uint64_t inserts = 0, failed_inserts = 0, erases = 0;
+  std::uint64_t inserts = 0, failed_inserts = 0, erases = 0, sole_blocks = 0;
   std::vector<std::uint64_t> held;  // one entry per copy
 };
 
@@ -79,7 +85,7 @@ void run_thread(cuckoo::ConcurrentFilter& filter, const Options& opt, unsigned t
   while (!go.load(std::memory_order_acquire)) {
   }
   double load = 0;
-  for (std::uint64_t round = 0; r.lookups < lookups; ++round) {
+  const auto one_round = [&](std::uint64_t round) {
     // size() sums every stripe's count: sampled, not read per operation.
     if ((round & 7) == 0) load = static_cast<double>(filter.size()) / slots;
     const bool insert = load < band.low || (load <= band.high && (rng() & 1) != 0);
@@ -124,6 +130,20 @@ void run_thread(cuckoo::ConcurrentFilter& filter, const Options& opt, unsigned t
         r.low_counts += counts[i] < copies ? 1 : 0;
       }
     }
+  };
+  const std::uint64_t block = opt.sole_rounds == 0 ? ~std::uint64_t{0} : opt.sole_rounds;
+  for (std::uint64_t round = 0; r.lookups < lookups;) {
+    const std::uint64_t end = round + block;
+    const auto run_block = [&] {
+      while (round != end && r.lookups < lookups) one_round(round++);
+    };
+    if (opt.sole_rounds != 0 && (round / block) % 2 == 1) {
+      const auto writer = filter.sole_writer();
+      ++r.sole_blocks;
+      run_block();
+    } else {
+      run_block();
+    }
   }
 }
 
@@ -145,6 +165,8 @@ bool parse(int argc, char** argv, Options& opt) {
       opt.reads = static_cast<unsigned>(value);
     } else if (name == "--seed") {
       opt.seed = value;
+    } else if (name == "--sole-rounds") {
+      opt.sole_rounds = value;
     } else {
       return false;
     }
@@ -159,7 +181,7 @@ int main(int argc, char** argv) {
   if (!parse(argc, argv, opt)) {
     std::fprintf(stderr,
                  "usage: stress_checked [--threads T] [--lookups N] [--bucket-size B] [--bits F]"
-                 " [--capacity C] [--reads R] [--seed S]\n");
+                 " [--capacity C] [--reads R] [--seed S] [--sole-rounds N]\n");
     return 2;
   }
   cuckoo::ConcurrentFilter filter{cuckoo::Config{.capacity = opt.capacity,
@@ -191,6 +213,7 @@ int main(int argc, char** argv) {
     total.inserts += r.inserts;
     total.failed_inserts += r.failed_inserts;
     total.erases += r.erases;
+    total.sole_blocks += r.sole_blocks;
     held += r.held.size();
     for (std::uint64_t key : r.held) missing_after += !filter.contains(key);
   }
@@ -199,7 +222,8 @@ int main(int argc, char** argv) {
       "stress_checked: %u threads, b=%u f=%u, %llu buckets, %.1f s\n"
       "  lookups %llu (false negatives %llu, low counts %llu; and %llu in batches)\n"
       "  inserts %llu (failed %llu, exclusive kick walks %zu), erases %llu (failed %llu)\n"
-      "  final load %.4f, size %zu, held by the threads %zu, held keys missing after join %llu\n",
+      "  final load %.4f, size %zu, held by the threads %zu, held keys missing after join %llu\n"
+      "  blocks of %llu rounds inside a SoleWriter %llu\n",
       opt.threads, opt.bucket_size, opt.bits,
       static_cast<unsigned long long>(filter.bucket_count()), seconds,
       static_cast<unsigned long long>(total.lookups),
@@ -210,7 +234,9 @@ int main(int argc, char** argv) {
       static_cast<unsigned long long>(total.failed_inserts), exclusive,
       static_cast<unsigned long long>(total.erases),
       static_cast<unsigned long long>(total.failed_erases), filter.load_factor(), filter.size(),
-      held, static_cast<unsigned long long>(missing_after));
+      held, static_cast<unsigned long long>(missing_after),
+      static_cast<unsigned long long>(opt.sole_rounds),
+      static_cast<unsigned long long>(total.sole_blocks));
   const bool ok = total.false_negatives == 0 && total.low_counts == 0 && total.failed_erases == 0 &&
                   missing_after == 0 && filter.size() == held;
   std::printf("%s\n", ok ? "PASS" : "FAIL");

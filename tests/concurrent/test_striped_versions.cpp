@@ -23,12 +23,13 @@ TEST(StripedVersions, ReleaseWrapsTheCounterWithinItsHalf) {
   EXPECT_EQ(StripedVersions::released(held, 1), std::uint64_t{6} << 32);
   EXPECT_EQ(StripedVersions::share_of(StripedVersions::released(held, -7)), -2);
   EXPECT_EQ(StripedVersions::released(held, -7) & StripedVersions::kCounterBits, 0u);
-  // An ordinary release: odd counter to even, share moved by the delta, both signs.
-  constexpr std::uint64_t odd = 41;  // share 0
-  EXPECT_EQ(StripedVersions::released(odd, 0), 42u);
-  EXPECT_EQ(StripedVersions::share_of(StripedVersions::released(odd, -1)), -1);
-  EXPECT_EQ(StripedVersions::released(odd, -1) & StripedVersions::kCounterBits, 42u);
-  EXPECT_EQ(StripedVersions::share_of(StripedVersions::released(odd, 3)), 3);
+  // An ordinary release: both flags cleared, the counter 4 on, the share moved by the delta,
+  // both signs.
+  constexpr std::uint64_t held_word = 40 | StripedVersions::kHeld | StripedVersions::kWriting;
+  EXPECT_EQ(StripedVersions::released(held_word, 0), 44u);
+  EXPECT_EQ(StripedVersions::share_of(StripedVersions::released(held_word, -1)), -1);
+  EXPECT_EQ(StripedVersions::released(held_word, -1) & StripedVersions::kCounterBits, 44u);
+  EXPECT_EQ(StripedVersions::share_of(StripedVersions::released(held_word, 3)), 3);
 }
 
 TEST(StripedVersions, ItemsSumSignedSharesAndSurviveSetItems) {

@@ -266,6 +266,21 @@ class ConcurrentFilter {
     visit([](auto& f) { f.clear(); });
   }
 
+  /// A scope in which the calling thread is this filter's only writer (see sole_writer()).
+  using SoleWriter = concurrent::SoleWriter;
+  /// Makes the calling thread this filter's only writer while the result lives, for a burst of
+  /// writes from one thread (a bulk load, a writer thread beside many readers): its inserts and
+  /// erases, single-key and batch, then take no locked instruction; every thread's lookups go on
+  /// without waiting; other threads' inserts, erases, clears and snapshots (to_filter, save,
+  /// copies) wait until it is destroyed, as for a lock. Destroy it on the thread that made it,
+  /// before the filter. Another on the same thread for this filter is a no-op; for another filter
+  /// it throws std::logic_error.
+  ///   { auto writer = filter.sole_writer(); for (auto& key : keys) filter.insert(key); }
+  [[nodiscard]] SoleWriter sole_writer() {
+    return SoleWriter(
+        visit([](auto& f) -> const concurrent::StripedVersions& { return f.stripes(); }));
+  }
+
  private:
   std::unique_ptr<detail::ConcurrentVariant> filter_;  // its alternatives hold atomics: not movable
 };

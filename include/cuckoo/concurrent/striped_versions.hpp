@@ -5,18 +5,24 @@
 // fill whole 64-bit words (AtomicPackedTable::kGroupShift), and group g belongs to stripe g mod S
 // (S a power of two, at most kMaxStripes). A writer holding a stripe therefore owns every bit of
 // every word its buckets touch, and changes them with plain atomic stores, not locked
-// read-modify-writes. A stripe's counter is even while nobody writes its buckets and odd while a
-// writer holds it:
+// read-modify-writes. A stripe's word has two flags below its counter: kHeld, the writers' lock,
+// and kWriting, set while its buckets are being changed, the only one readers look at:
 //
-//   writer:  CAS v → v + 1 (v even; acquire), change the buckets with release stores, store v + 2
-//            (release).
-//   reader:  v = load (acquire); give up if odd; read the buckets with acquire loads; the read is
-//            good iff the counter still equals v.
+//   writer:  CAS v → v | kHeld | kWriting (kHeld clear; acquire), change the buckets with release
+//            stores, store v + 4 with both flags clear (release).
+//   reader:  v = load (acquire); give up if kWriting; read the buckets with acquire loads; the
+//            read is good iff the word still equals v.
+//
+// The two flags are apart so that a thread can hold kHeld of every stripe for a while without
+// stopping lookups: a SoleWriter (below) is the filter's only writer for its lifetime, and then
+// marks a write with plain stores (kWriting set, relaxed; the buckets; kWriting clear, release)
+// instead of a locked instruction per write, which is a full barrier: it stops a single-key
+// insert's cache miss from overlapping the next key's (README, Concurrency).
 //
 // This is the seqlock of Boehm's "Can seqlocks get along with programming language memory
 // models?" (MSPC 2012) in its fence-free form: a reader whose acquire load saw a writer's release
-// store to a bucket word synchronizes with it, so it also sees the writer's earlier CAS to the odd
-// counter when it reloads the counter, and its check fails; and the acquire loads keep the
+// store to a bucket word synchronizes with it, so it also sees the writer's earlier store of
+// kWriting counter when it reloads the counter, and its check fails; and the acquire loads keep the
 // counter's reload from moving above the bucket reads. (The form with relaxed data accesses and
 // standalone fences is equivalent, but ThreadSanitizer does not model fences, and GCC refuses
 // them under -fsanitize=thread.) On x86 every one of these is a plain load or store but the CAS. A
@@ -42,8 +48,9 @@
 // a lookup needs no validation against (AddingGuard says why), so it leaves the word alone.
 //
 // Deadlock freedom: a thread holds at most two stripes at a time and takes them in increasing
-// index order, or all of them in increasing order (lock_all); no other lock is ever held while a
-// stripe is waited for.
+// index order, or all of them in increasing order (lock_all, SoleWriter); no other lock is ever
+// held while a stripe is waited for. Lookups that fall back to locks only try them (try_lock_pair)
+// and read optimistically again when they are held, so a SoleWriter never blocks a lookup.
 //
 // Why 4096 stripes of 8 bytes: 32 KiB of stripe words stay in L1/L2 beside a lookup's two bucket
 // lines (a lookup that falls back to them reads two), and with two threads two writers meet on a
@@ -68,6 +75,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -127,7 +135,7 @@ class StripedVersions {
     return static_cast<std::size_t>((bucket >> group_shift_) & mask_);
   }
   std::size_t memory_bytes() const noexcept {
-    return stripe_count() * sizeof(std::uint64_t) + sizeof(Activity);
+    return stripe_count() * sizeof(std::uint64_t) + sizeof(Activity) + sizeof(SoleItems);
   }
 
   // ---- Readers --------------------------------------------------------------------------------
@@ -142,14 +150,14 @@ class StripedVersions {
       v1_ = std::atomic_ref<std::uint64_t>(*c1_).load(std::memory_order_acquire);
       v2_ = std::atomic_ref<std::uint64_t>(*c2_).load(std::memory_order_acquire);
     }
-    /// After the bucket reads (acquire loads): true if both stripes were even at begin() and
-    /// nobody wrote either since; one branch for both.
+    /// After the bucket reads (acquire loads): true if neither stripe was being written at begin()
+    /// and nobody wrote either since; one branch for both.
     CUCKOO_CONCURRENT_HOT bool valid() const noexcept {
       const std::uint64_t now1 =
           std::atomic_ref<std::uint64_t>(*c1_).load(std::memory_order_relaxed);
       const std::uint64_t now2 =
           std::atomic_ref<std::uint64_t>(*c2_).load(std::memory_order_relaxed);
-      return (((v1_ | v2_) & 1) | (now1 ^ v1_) | (now2 ^ v2_)) == 0;
+      return (((v1_ | v2_) & kWriting) | (now1 ^ v1_) | (now2 ^ v2_)) == 0;
     }
 
    private:
@@ -227,29 +235,43 @@ class StripedVersions {
     const StripedVersions* outer_;
   };
 
+  /// Takes a stripe for a write (waits while another writer holds it). In the thread of this
+  /// filter's SoleWriter, which holds every stripe already, only marks it kWriting, by a plain
+  /// store.
   CUCKOO_CONCURRENT_HOT void lock(std::size_t stripe) const noexcept {
     auto w = word(stripe);
-    for (;;) {
-      std::uint64_t seen = w.load(std::memory_order_relaxed);
-      // An even counter + 1 cannot carry into the count.
-      if ((seen & 1) == 0 && w.compare_exchange_weak(seen, seen + 1, std::memory_order_acquire,
-                                                     std::memory_order_relaxed)) {
-        return;
-      }
-      wait_a_little();
-    }
+    if (sole_writer_ == this) return mark_writing(w);
+    while (!take(w)) wait_a_little();
   }
-  /// Releases a stripe the caller holds, adding `items` to its share of the item count in the
-  /// same store.
+  /// lock() if no other writer holds the stripe now; false otherwise.
+  CUCKOO_CONCURRENT_HOT bool try_lock(std::size_t stripe) const noexcept {
+    auto w = word(stripe);
+    if (sole_writer_ == this) {
+      mark_writing(w);
+      return true;
+    }
+    return take(w);
+  }
+  /// Releases a stripe the caller holds (to its SoleWriter, if this thread has one), adding
+  /// `items` to its share of the item count in the same store.
   CUCKOO_CONCURRENT_HOT void unlock(std::size_t stripe, std::int64_t items = 0) const noexcept {
     auto w = word(stripe);
-    w.store(released(w.load(std::memory_order_relaxed), items), std::memory_order_release);
+    const std::uint64_t kept = sole_writer_ == this ? kHeld : 0;
+    w.store(released(w.load(std::memory_order_relaxed), items) | kept, std::memory_order_release);
   }
   /// Both stripes, lower index first; one lock when they coincide.
   CUCKOO_CONCURRENT_HOT void lock_pair(std::size_t a, std::size_t b) const noexcept {
     if (a == b) return lock(a);
     lock(std::min(a, b));
     lock(std::max(a, b));
+  }
+  /// lock_pair if no other writer holds either now; false (holding neither) otherwise.
+  bool try_lock_pair(std::size_t a, std::size_t b) const noexcept {
+    if (a == b) return try_lock(a);
+    if (!try_lock(std::min(a, b))) return false;
+    if (try_lock(std::max(a, b))) return true;
+    unlock(std::min(a, b));
+    return false;
   }
   /// Releases both, adding `items_a` to a's share.
   CUCKOO_CONCURRENT_HOT void unlock_pair(std::size_t a, std::size_t b,
@@ -265,33 +287,57 @@ class StripedVersions {
     for (std::size_t s = stripe_count(); s-- > 0;) unlock(s);
   }
 
-  /// A stripe's word: the version counter in the low 32 bits, the stripe's share of the item
-  /// count (two's complement) in the high 32.
+  /// A stripe's word: the version counter in the low 32 bits (its two lowest the flags), the
+  /// stripe's share of the item count (two's complement) in the high 32.
   static constexpr std::uint64_t kCounterBits = 0xFFFF'FFFFu;
-  /// The word that releases a held word `held` (odd counter) and adds `items` to its share: the
-  /// counter + 1 within its 32 bits (it wraps there, not into the share).
+  /// Set while the stripe's buckets are being changed: a reader's check fails.
+  static constexpr std::uint64_t kWriting = 1;
+  /// Set while a writer holds the stripe (for one write, or a SoleWriter for its lifetime).
+  static constexpr std::uint64_t kHeld = 2;
+  /// The word that releases a held word `held` (both flags set) and adds `items` to its share:
+  /// both flags clear and the counter 4 on, within its 32 bits (it wraps there, not into the
+  /// share).
   static constexpr std::uint64_t released(std::uint64_t held, std::int64_t items) noexcept {
     return ((held & ~kCounterBits) + (static_cast<std::uint64_t>(items) << 32)) |
-           ((held + 1) & kCounterBits);
+           (((held | kWriting | kHeld) + 1) & kCounterBits);
   }
   /// A word's share of the item count, sign-extended from its 32 bits.
   static constexpr std::int64_t share_of(std::uint64_t word) noexcept {
     return static_cast<std::int32_t>(static_cast<std::uint32_t>(word >> 32));
   }
 
+  /// True in the thread of this filter's SoleWriter.
+  CUCKOO_CONCURRENT_HOT bool sole_writer_here() const noexcept { return sole_writer_ == this; }
+
+  /// A lookup's pause between optimistic reads: a spin hint, or (`long_wait`, after many) a wait
+  /// that lets the writer run.
+  static void wait_for_writer(bool long_wait) noexcept {
+    if (long_wait) return wait_a_little();
+    cpu_relax();
+  }
+
   // ---- Item count -----------------------------------------------------------------------------
 
-  /// Adds `delta` to the share of a stripe the caller holds (its counter is odd), as a plain load
+  /// Adds `delta` to the share of a stripe the caller holds (kWriting set), as a plain load
   /// and store: the holder is the only writer. The guards instead add in the releasing store.
   void add_items(std::size_t stripe, std::int64_t delta) const noexcept {
     auto w = word(stripe);
     w.store(w.load(std::memory_order_relaxed) + (static_cast<std::uint64_t>(delta) << 32),
             std::memory_order_relaxed);
   }
-  /// The sum of the stripes' shares: exact when no writer is inside, otherwise a value the count
-  /// passed through or will pass through once the writers in progress finish.
+  /// Adds `delta` to the count kept apart for sole writers' inserts into the key's own buckets,
+  /// which touch no stripe word (a plain load and store: one sole writer at a time, and the
+  /// stripes' release and acquire order one after the next).
+  CUCKOO_CONCURRENT_HOT void add_sole_items(std::int64_t delta) const noexcept {
+    std::atomic_ref<std::int64_t> n(sole_items_.count);
+    n.store(n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+  }
+  /// The sum of the stripes' shares and the sole writers' count: exact when no writer is inside,
+  /// otherwise a value the count passed through or will pass through once the writers in
+  /// progress finish.
   std::size_t items() const noexcept {
-    std::int64_t total = 0;
+    std::int64_t total =
+        std::atomic_ref<std::int64_t>(sole_items_.count).load(std::memory_order_relaxed);
     for (std::size_t s = 0; s < stripe_count(); ++s) {
       total += share_of(word(s).load(std::memory_order_relaxed));
     }
@@ -301,6 +347,7 @@ class StripedVersions {
   /// publication), spread evenly so that every share fits its 32 bits: n up to 2^31 per stripe,
   /// 2^43 items with 4096 stripes, far past any table that fits in memory.
   void set_items(std::size_t n) const noexcept {
+    std::atomic_ref<std::int64_t>(sole_items_.count).store(0, std::memory_order_relaxed);
     const std::size_t stripes = stripe_count(), each = n / stripes, rest = n % stripes;
     for (std::size_t s = 0; s < stripes; ++s) {
       auto w = word(s);
@@ -313,6 +360,21 @@ class StripedVersions {
  private:
   std::atomic_ref<std::uint64_t> word(std::size_t stripe) const noexcept {
     return std::atomic_ref<std::uint64_t>(words_[stripe]);
+  }
+  /// One try at a stripe no writer holds: both flags set by a CAS (acquire).
+  CUCKOO_CONCURRENT_HOT static bool take(std::atomic_ref<std::uint64_t> w) noexcept {
+    std::uint64_t seen = w.load(std::memory_order_relaxed);
+    return (seen & kHeld) == 0 &&
+           w.compare_exchange_strong(seen, seen | kHeld | kWriting, std::memory_order_acquire,
+                                     std::memory_order_relaxed);
+  }
+  /// The sole writer's lock: it holds the stripe already, and only its own stores change the word.
+  CUCKOO_CONCURRENT_HOT static void mark_writing(std::atomic_ref<std::uint64_t> w) noexcept {
+#ifndef CUCKOO_TEST_MUTATION_UNMARKED_SOLE_WRITES
+    w.store(w.load(std::memory_order_relaxed) | kWriting, std::memory_order_relaxed);
+#else
+    (void)w;                   // mutation: readers see only the counter's step at the write's end
+#endif
   }
   void add_to_activity(std::uint64_t delta, std::memory_order order) const noexcept {
 #ifndef CUCKOO_TEST_MUTATION_SILENT_WRITERS
@@ -338,15 +400,25 @@ class StripedVersions {
   static constexpr std::uint64_t kWriteDone = std::uint64_t{1} << 24;
   /// The filter whose activity word this thread entered for a WriteScope, if any.
   static inline thread_local const StripedVersions* write_scope_ = nullptr;
+  /// The filter of which this thread is the SoleWriter, if any.
+  static inline thread_local const StripedVersions* sole_writer_ = nullptr;
+  friend class SoleWriter;
   // 128 bytes, not 64: x86 cores fetch lines in aligned pairs (the adjacent-line prefetcher), so
   // writers' changes to the word would otherwise disturb the filter's read-only members beside it.
   struct alignas(128) Activity {
     std::uint64_t word = 0;  // accessed only through std::atomic_ref
   };
 
+  /// The sole writers' share of the item count (add_sole_items), on a line pair of its own: it
+  /// changes with every insert of a SoleWriter, and the members beside it are read by lookups.
+  struct alignas(128) SoleItems {
+    std::int64_t count = 0;  // accessed only through std::atomic_ref
+  };
+
   unsigned group_shift_;
   std::uint64_t mask_;
   mutable Activity activity_;  // its line pair holds nothing else (alignas(128), sizeof 128)
+  mutable SoleItems sole_items_;
   static_assert(sizeof(Activity) == 128 && alignof(Activity) == 128);
   std::unique_ptr<std::uint64_t[]> words_;  // per stripe (word()); only through std::atomic_ref
 };
@@ -451,6 +523,61 @@ class AllStripesGuard {
 
  private:
   const StripedVersions& versions_;
+};
+
+/// Makes the calling thread the filter's only writer for the guard's lifetime: it takes kHeld of
+/// every stripe (in increasing order, waiting for writers inside to finish) and enters the
+/// writer-activity word once (a WriteScope). Meanwhile this thread's inserts and erases mark
+/// their stripes kWriting and clear it with plain stores, and lock-free lookups of every thread
+/// go on, validated by their stripes (the activity word shows a writer inside); other threads'
+/// inserts, erases, clears and snapshots wait until the guard is destroyed, as for a lock. For a
+/// burst of writes from one thread (a bulk load, a writer thread that serves lookups beside it):
+/// a locked instruction per write is a full barrier, which keeps each insert's cache miss from
+/// overlapping the next one's.
+///
+/// Destroy it on the thread that made it. A second SoleWriter of the same filter on the same
+/// thread is a no-op (the first keeps the filter); one of another filter while this thread is the
+/// sole writer of one throws std::logic_error (its writes would wait for stripes this thread
+/// holds).
+class SoleWriter {
+ public:
+  explicit SoleWriter(const StripedVersions& versions)
+      : versions_(versions),
+        writing_(versions),
+        outermost_(StripedVersions::sole_writer_ == nullptr) {
+    if (StripedVersions::sole_writer_ == &versions_) return;
+    if (!outermost_)
+      throw std::logic_error("this thread is already the sole writer of another filter");
+    for (std::size_t s = 0; s < versions_.stripe_count(); ++s) {
+      auto w = versions_.word(s);
+      for (;;) {
+        std::uint64_t seen = w.load(std::memory_order_relaxed);
+        if ((seen & StripedVersions::kHeld) == 0 &&
+            w.compare_exchange_weak(seen, seen | StripedVersions::kHeld, std::memory_order_acquire,
+                                    std::memory_order_relaxed)) {
+          break;
+        }
+        StripedVersions::wait_a_little();
+      }
+    }
+    StripedVersions::sole_writer_ = &versions_;
+  }
+  SoleWriter(const SoleWriter&) = delete;
+  SoleWriter& operator=(const SoleWriter&) = delete;
+  ~SoleWriter() {
+    if (!outermost_) return;
+    StripedVersions::sole_writer_ = nullptr;
+    for (std::size_t s = 0; s < versions_.stripe_count(); ++s) {
+      auto w = versions_.word(s);
+      w.store(w.load(std::memory_order_relaxed) & ~StripedVersions::kHeld,
+              std::memory_order_release);
+    }
+  }
+
+ private:
+  const StripedVersions& versions_;
+  StripedVersions::WriteScope writing_;
+  bool outermost_;
 };
 
 }  // namespace cuckoo::concurrent
