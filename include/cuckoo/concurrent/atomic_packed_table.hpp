@@ -629,18 +629,15 @@ class AtomicPackedTable {
   }
 #endif
 #endif
+ public:
+  /// Whether lookups read buckets by assembly (contains_pair_between by any_hit_avx2_between):
+  /// contains_pair_quiet_or's disturbed() then runs in a caller whose loop keeps everything in
+  /// registers, and BasicConcurrentFilter's second level takes no ordinary call there.
 #if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
-  /// Whether contains_pair_between reads by any_hit_avx2_between.
   static constexpr bool kReadsBetweenByAssembly = kWholeWordBuckets && kAvx2PairCompare;
 #else
   static constexpr bool kReadsBetweenByAssembly = false;
 #endif
-
- public:
-  /// Whether lookups read buckets by assembly (contains_pair_quiet_or's disturbed() then runs
-  /// in a caller whose loop keeps everything in registers; BasicConcurrentFilter's second level
-  /// takes no ordinary call there).
-  static constexpr bool kLookupsByAssembly = kReadsBetweenByAssembly;
 
  private:
   static constexpr std::uint64_t kOnes = [] {

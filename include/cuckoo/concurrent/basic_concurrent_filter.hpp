@@ -8,7 +8,9 @@
 // counters (addresses that come from the hash) cost it about 20 ns. When writers are about, the
 // lookup reads again validated by its two stripes' versions (read them, read both buckets, check
 // them again), which only a writer of those stripes disturbs; after kOptimisticReads failed tries
-// it locks both stripes and reads under the locks (still correct, just slower). A batch lookup
+// it reads under both stripes' locks if it can take them (still correct, just slower), and
+// otherwise optimistically again after letting the writer run (a SoleWriter holds every stripe
+// for its lifetime, and a lookup must not wait for it). A batch lookup
 // validates kQuietChunk keys at a time by the activity word. A lookup writes nothing shared.
 //
 // Writers lock only the stripes of the buckets they change (a stripe covers whole bucket groups,
@@ -44,6 +46,12 @@
 //
 // Moves made by a search that ends in a failed insert are real moves of real items (each to its
 // other bucket), so the set of fingerprints held, and every answer, is unchanged by the failure.
+//
+// A sole writer (sole_writer(), concurrent::SoleWriter) runs the same algorithms with the stripes
+// already held: each write marks its stripes kWriting and releases them with plain stores instead
+// of a CAS, and an insert into the key's own buckets touches no stripe word (place_as_sole_writer),
+// so a single-key build does no locked instruction and reads no line but its buckets' and the
+// sole count's. Lookups meanwhile validate as against any writer; other writers wait.
 //
 // Test-only mutations (never defined in a real build): CUCKOO_TEST_MUTATION_NO_VALIDATION makes
 // lookups trust their first read, CUCKOO_TEST_MUTATION_SILENT_WRITERS makes writers leave the
@@ -370,7 +378,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// so did pair_retry's loop written inline (README, Concurrency, "A call the loop does not
   /// see").
   [[gnu::always_inline]] bool contains_disturbed(const Probe& p) const noexcept {
-    if constexpr (Table::kLookupsByAssembly && detail::kPreservingCallAvailable) {
+    if constexpr (Table::kReadsBetweenByAssembly && detail::kPreservingCallAvailable) {
       detail::PreservedCall call{&retried_contains, this, p.bucket, p.alt, p.fingerprint, 0};
       detail::call_preserving_registers<Table::kIsa >= Isa::kAvx512 || detail::kBuildHasAvx512>(
           call, *this);

@@ -14,7 +14,8 @@
 // basic_concurrent_filter.hpp (optimistic lookups, stripe locks for writers, copy-before-erase
 // moves); its cost: a lookup reads one writer-activity word besides its two buckets (twice), and
 // its two stripes' version counters too when writers are about; an insert or erase takes one
-// stripe lock, or two when the key's first bucket will not do. Whole-word buckets (b = 4 with
+// stripe lock, or two when the key's first bucket will not do; inside a sole_writer() scope, one
+// thread's writes take none. Whole-word buckets (b = 4 with
 // f = 8, 12, 16) are compared with AVX2 when the CPU has it, and their batch lookups of integer
 // keys, and those of b = 4 with any f, are staged eight keys at once when it has AVX-512
 // (isa_concurrent_filter.hpp).

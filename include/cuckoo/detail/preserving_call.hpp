@@ -134,3 +134,7 @@ template <bool kAvx512Registers, class Object>
 }
 
 }  // namespace cuckoo::detail
+
+// The helpers above are this header's alone.
+#undef CUCKOO_PRESERVING_CALL_ASM
+#undef CUCKOO_PRESERVING_CALL_SSE_CLOBBERS
