@@ -17,12 +17,15 @@
 // stopping lookups: a SoleWriter (below) is the filter's only writer for its lifetime, and then
 // marks a write with plain stores (kWriting set, relaxed; the buckets; kWriting clear, release)
 // instead of a locked instruction per write, which is a full barrier: it stops a single-key
-// insert's cache miss from overlapping the next key's (README, Concurrency).
+// insert's cache miss from overlapping the next key's. An insert into the key's own buckets, which
+// only adds an entry, then touches no stripe word at all: the stripe word's line, picked by the
+// hash from 32 KiB that the table's stream evicts from L1, cost a single-key build more than the
+// locked instruction did (README, Concurrency, "One writer without locks").
 //
 // This is the seqlock of Boehm's "Can seqlocks get along with programming language memory
 // models?" (MSPC 2012) in its fence-free form: a reader whose acquire load saw a writer's release
-// store to a bucket word synchronizes with it, so it also sees the writer's earlier store of
-// kWriting counter when it reloads the counter, and its check fails; and the acquire loads keep the
+// store to a bucket word synchronizes with it, so it also sees the writer's earlier setting of
+// kWriting when it reloads the word, and its check fails; and the acquire loads keep the
 // counter's reload from moving above the bucket reads. (The form with relaxed data accesses and
 // standalone fences is equivalent, but ThreadSanitizer does not model fences, and GCC refuses
 // them under -fsanitize=thread.) On x86 every one of these is a plain load or store but the CAS. A
