@@ -138,7 +138,7 @@ class StripedVersions {
     return static_cast<std::size_t>((bucket >> group_shift_) & mask_);
   }
   std::size_t memory_bytes() const noexcept {
-    return stripe_count() * sizeof(std::uint64_t) + sizeof(Activity) + sizeof(SoleItems);
+    return stripe_count() * sizeof(std::uint64_t) + sizeof(Activity) + sizeof(SoleSession);
   }
 
   // ---- Readers --------------------------------------------------------------------------------
@@ -244,7 +244,7 @@ class StripedVersions {
   CUCKOO_CONCURRENT_HOT void lock(std::size_t stripe) const noexcept {
     auto w = word(stripe);
     if (sole_writer_ == this) return mark_writing(w);
-    while (!take(w)) wait_a_little();
+    while (!take(w)) wait_for_holder();
   }
   /// lock() if no other writer holds the stripe now; false otherwise.
   CUCKOO_CONCURRENT_HOT bool try_lock(std::size_t stripe) const noexcept {
@@ -332,15 +332,14 @@ class StripedVersions {
   /// which touch no stripe word (a plain load and store: one sole writer at a time, and the
   /// stripes' release and acquire order one after the next).
   CUCKOO_CONCURRENT_HOT void add_sole_items(std::int64_t delta) const noexcept {
-    std::atomic_ref<std::int64_t> n(sole_items_.count);
+    std::atomic_ref<std::int64_t> n(sole_.items);
     n.store(n.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
   }
   /// The sum of the stripes' shares and the sole writers' count: exact when no writer is inside,
   /// otherwise a value the count passed through or will pass through once the writers in
   /// progress finish.
   std::size_t items() const noexcept {
-    std::int64_t total =
-        std::atomic_ref<std::int64_t>(sole_items_.count).load(std::memory_order_relaxed);
+    std::int64_t total = std::atomic_ref<std::int64_t>(sole_.items).load(std::memory_order_relaxed);
     for (std::size_t s = 0; s < stripe_count(); ++s) {
       total += share_of(word(s).load(std::memory_order_relaxed));
     }
@@ -350,7 +349,7 @@ class StripedVersions {
   /// publication), spread evenly so that every share fits its 32 bits: n up to 2^31 per stripe,
   /// 2^43 items with 4096 stripes, far past any table that fits in memory.
   void set_items(std::size_t n) const noexcept {
-    std::atomic_ref<std::int64_t>(sole_items_.count).store(0, std::memory_order_relaxed);
+    std::atomic_ref<std::int64_t>(sole_.items).store(0, std::memory_order_relaxed);
     const std::size_t stripes = stripe_count(), each = n / stripes, rest = n % stripes;
     for (std::size_t s = 0; s < stripes; ++s) {
       auto w = word(s);
@@ -364,12 +363,31 @@ class StripedVersions {
   std::atomic_ref<std::uint64_t> word(std::size_t stripe) const noexcept {
     return std::atomic_ref<std::uint64_t>(words_[stripe]);
   }
-  /// One try at a stripe no writer holds: both flags set by a CAS (acquire).
-  CUCKOO_CONCURRENT_HOT static bool take(std::atomic_ref<std::uint64_t> w) noexcept {
+  /// One try at a stripe no writer holds: `flags` (both for a write, kHeld alone for a
+  /// SoleWriter) set by a CAS (acquire).
+  CUCKOO_CONCURRENT_HOT static bool take(std::atomic_ref<std::uint64_t> w,
+                                         std::uint64_t flags = kHeld | kWriting) noexcept {
     std::uint64_t seen = w.load(std::memory_order_relaxed);
     return (seen & kHeld) == 0 &&
-           w.compare_exchange_strong(seen, seen | kHeld | kWriting, std::memory_order_acquire,
+           w.compare_exchange_strong(seen, seen | flags, std::memory_order_acquire,
                                      std::memory_order_relaxed);
+  }
+  /// A writer's pause after failing to take a stripe. While another thread's SoleWriter holds
+  /// every stripe (its session number odd), the wait may last as long as the session, so the
+  /// thread sleeps on the number (a futex) until the session ends; otherwise the holder is a
+  /// single write of a few hundred nanoseconds, and a short spin serves. No wakeup is lost: the
+  /// sleep begins only if the number is still the odd one seen, and the session's end changes it
+  /// before waking the sleepers.
+  void wait_for_holder() const noexcept {
+    std::atomic_ref<std::uint32_t> session(sole_.session);
+    const std::uint32_t seen = session.load(std::memory_order_relaxed);
+    if ((seen & 1) != 0) return session.wait(seen, std::memory_order_relaxed);
+    wait_a_little();
+  }
+  /// A SoleWriter's session begins (it holds every stripe) or ends (it has released them).
+  void next_session() const noexcept {
+    std::atomic_ref<std::uint32_t> session(sole_.session);
+    session.store(session.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   }
   /// The sole writer's lock: it holds the stripe already, and only its own stores change the word.
   CUCKOO_CONCURRENT_HOT static void mark_writing(std::atomic_ref<std::uint64_t> w) noexcept {
@@ -414,14 +432,17 @@ class StripedVersions {
 
   /// The sole writers' share of the item count (add_sole_items), on a line pair of its own: it
   /// changes with every insert of a SoleWriter, and the members beside it are read by lookups.
-  struct alignas(128) SoleItems {
-    std::int64_t count = 0;  // accessed only through std::atomic_ref
+  /// Beside it the session number, odd while a SoleWriter holds every stripe: writers that find a
+  /// stripe held read it only then (wait_for_holder), and a session changes it twice.
+  struct alignas(128) SoleSession {
+    std::int64_t items = 0;     // accessed only through std::atomic_ref
+    std::uint32_t session = 0;  // accessed only through std::atomic_ref
   };
 
   unsigned group_shift_;
   std::uint64_t mask_;
   mutable Activity activity_;  // its line pair holds nothing else (alignas(128), sizeof 128)
-  mutable SoleItems sole_items_;
+  mutable SoleSession sole_;
   static_assert(sizeof(Activity) == 128 && alignof(Activity) == 128);
   std::unique_ptr<std::uint64_t[]> words_;  // per stripe (word()); only through std::atomic_ref
 };
@@ -533,7 +554,8 @@ class AllStripesGuard {
 /// writer-activity word once (a WriteScope). Meanwhile this thread's inserts and erases mark
 /// their stripes kWriting and clear it with plain stores, and lock-free lookups of every thread
 /// go on, validated by their stripes (the activity word shows a writer inside); other threads'
-/// inserts, erases, clears and snapshots wait until the guard is destroyed, as for a lock. For a
+/// inserts, erases, clears and snapshots wait until the guard is destroyed, as for a lock, asleep
+/// (wait_for_holder) rather than spinning, however long the session. For a
 /// burst of writes from one thread (a bulk load, a writer thread that serves lookups beside it):
 /// a locked instruction per write is a full barrier, which keeps each insert's cache miss from
 /// overlapping the next one's.
@@ -552,17 +574,10 @@ class SoleWriter {
     if (!outermost_)
       throw std::logic_error("this thread is already the sole writer of another filter");
     for (std::size_t s = 0; s < versions_.stripe_count(); ++s) {
-      auto w = versions_.word(s);
-      for (;;) {
-        std::uint64_t seen = w.load(std::memory_order_relaxed);
-        if ((seen & StripedVersions::kHeld) == 0 &&
-            w.compare_exchange_weak(seen, seen | StripedVersions::kHeld, std::memory_order_acquire,
-                                    std::memory_order_relaxed)) {
-          break;
-        }
-        StripedVersions::wait_a_little();
-      }
+      while (!StripedVersions::take(versions_.word(s), StripedVersions::kHeld))
+        versions_.wait_for_holder();
     }
+    versions_.next_session();
     StripedVersions::sole_writer_ = &versions_;
   }
   SoleWriter(const SoleWriter&) = delete;
@@ -575,6 +590,8 @@ class SoleWriter {
       w.store(w.load(std::memory_order_relaxed) & ~StripedVersions::kHeld,
               std::memory_order_release);
     }
+    versions_.next_session();
+    std::atomic_ref<std::uint32_t>(versions_.sole_.session).notify_all();
   }
 
  private:
