@@ -37,6 +37,7 @@ from ._cuckoo import (
     FilterFullError,
     LockTimeoutError,
     QuotientFilter,
+    SoleWriterSession,
     _WriterLock,
 )
 
@@ -57,6 +58,7 @@ __all__ = [
     "FilterFullError",
     "LockTimeoutError",
     "QuotientFilter",
+    "SoleWriterSession",
     "locked_update",
 ]
 

@@ -176,6 +176,11 @@ class ConcurrentCuckooFilter(_Filter):
     def to_filter(self) -> CuckooFilter: ...
     @staticmethod
     def from_filter(filter: CuckooFilter) -> ConcurrentCuckooFilter: ...
+    def sole_writer(self) -> SoleWriterSession:
+        """A context manager that makes the calling thread this filter's only writer: its writes
+        take no locked instruction; other threads' lookups go on, their writes wait (without the
+        GIL) until it ends. Nested for the same filter it does nothing; while this thread is
+        another filter's sole writer, entering it raises RuntimeError."""
     @property
     def size(self) -> int: ...
     @property
@@ -190,6 +195,12 @@ class ConcurrentCuckooFilter(_Filter):
     def load_factor(self) -> float: ...
     @property
     def max_kicks(self) -> int: ...
+
+class SoleWriterSession:
+    """A sole-writer session of a ConcurrentCuckooFilter (its sole_writer()); it must end on the
+    thread that began it (RuntimeError on another)."""
+    def __enter__(self) -> SoleWriterSession: ...
+    def __exit__(self, *exc_info: object) -> bool: ...
 
 class ApproximateMap:
     """Value association (the paper's section 6): keys to small unsigned integers in a few bits

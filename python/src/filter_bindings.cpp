@@ -360,6 +360,38 @@ Plain tables only: no semi_sort, no growable. Files, bytes and pickles are Cucko
         py::module_::import("cuckoo").attr("_unpickle"),
         py::make_tuple(py::type::of(self), to_python_bytes(snapshot(holder).serialize())));
   });
+  py::class_<ConcurrentHolder::SoleSession>(m, "SoleWriterSession", R"doc(
+A sole-writer session of a ConcurrentCuckooFilter, from its sole_writer(); use it in a with
+statement. Inside, this thread's adds and discards (single-key and batch) take no locked
+instruction; other threads' lookups go on; their adds, discards, clears and snapshots wait,
+without the GIL, until the session ends. It must end on the thread that began it.
+)doc")
+      .def(
+          "__enter__",
+          [](py::object self) {
+            self.cast<ConcurrentHolder::SoleSession&>().begin();
+            return self;
+          },
+          "Begins the session: waits (without the GIL) for writers inside, then holds every "
+          "stripe.")
+      .def(
+          "__exit__",
+          [](ConcurrentHolder::SoleSession& session, const py::args&) {
+            session.end();
+            return false;
+          },
+          "Ends the session (on the thread that began it; RuntimeError on another).");
+  concurrent.def(
+      "sole_writer",
+      [](ConcurrentHolder& holder) {
+        return std::make_unique<ConcurrentHolder::SoleSession>(holder);
+      },
+      py::keep_alive<0, 1>(),
+      R"doc(A context manager that makes the calling thread this filter's only writer:
+``with f.sole_writer(): f.add_many(keys)``. Inside, the thread's writes take no locked
+instruction (a bulk load; a writer thread beside many readers); every thread's lookups go on;
+other threads' writes, clears and snapshots wait for it, releasing the GIL. Nested for the same
+filter it does nothing; while this thread is another filter's sole writer it raises RuntimeError.)doc");
   auto concurrent_property = [&](const char* name, auto get, const char* doc) {
     concurrent.def_property_readonly(
         name, [get](ConcurrentHolder& holder) { return holder.read(get); }, doc);

@@ -520,7 +520,8 @@ def test_subclass_that_skips_super_init_is_refused():
 # ---- the stub is the API -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("class_name", ["CuckooFilter", "ConcurrentCuckooFilter", "ApproximateMap"])
+@pytest.mark.parametrize("class_name", ["CuckooFilter", "ConcurrentCuckooFilter", "SoleWriterSession",
+                                        "ApproximateMap"])
 def test_every_member_the_stub_declares_exists(class_name):
     # _cuckoo.pyi is what type checkers and IDEs show users; each method and property it declares
     # must be there at run time.
