@@ -384,10 +384,12 @@ class StripedVersions {
     if ((seen & 1) != 0) return session.wait(seen, std::memory_order_relaxed);
     wait_a_little();
   }
-  /// A SoleWriter's session begins (it holds every stripe) or ends (it has released them).
+  /// A SoleWriter's session begins (it holds every stripe) or ends (it has released them). An
+  /// atomic addition, not a load and a store: one session's end (after its stripes are released)
+  /// and the next one's beginning (once it has taken them all) can run at once, and a lost step
+  /// would leave the number odd with no session, so that a waiter slept until some later session.
   void next_session() const noexcept {
-    std::atomic_ref<std::uint32_t> session(sole_.session);
-    session.store(session.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    std::atomic_ref<std::uint32_t>(sole_.session).fetch_add(1, std::memory_order_relaxed);
   }
   /// The sole writer's lock: it holds the stripe already, and only its own stores change the word.
   CUCKOO_CONCURRENT_HOT static void mark_writing(std::atomic_ref<std::uint64_t> w) noexcept {
