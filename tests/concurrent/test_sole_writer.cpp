@@ -262,10 +262,7 @@ TEST(SoleWriter, WritersWaitingForItSleep) {
       EXPECT_TRUE(filter.insert(std::uint64_t{4}));
     }));
     for (const Waited* waited : {&inserting, &copying, &taking}) {
-      for (int i = 0; i < 2000 && !waited->started.load(std::memory_order_acquire); ++i) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-      ASSERT_TRUE(waited->started.load(std::memory_order_acquire));
+      ASSERT_TRUE(eventually(waited->started));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(400));
     ASSERT_TRUE(filter.insert(std::uint64_t{3}));

@@ -16,6 +16,8 @@ import os
 import pathlib
 import pickle
 import signal
+import subprocess
+import sys
 import traceback
 
 import pytest
@@ -66,6 +68,26 @@ def crash_isolated(test):
 STUB = pathlib.Path(__file__).resolve().parents[2] / "python" / "cuckoo" / "_cuckoo.pyi"
 if not STUB.exists():
     STUB = pathlib.Path(cuckoo.__file__).with_name("_cuckoo.pyi")
+
+
+SUBPROCESS_TIMEOUT = 120  # seconds; every child run here finishes well inside one
+
+
+def run_python(code: str, *args, env_changes: dict | None = None, input: bytes | None = None,
+               timeout: float = SUBPROCESS_TIMEOUT) -> bytes:
+    """Runs `code` in a fresh interpreter (this one's environment, PYTHONPATH included, with
+    `env_changes`); returns its standard output. A child that exits non-zero fails the test with
+    its standard error; one that outlives `timeout` (a deadlock, say) fails it with that reason
+    instead of hanging the run."""
+    env = dict(os.environ)
+    env.update(env_changes or {})
+    try:
+        result = subprocess.run([sys.executable, "-c", code, *args], env=env, input=input,
+                                capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the child did not finish in {timeout} s: a deadlock?", pytrace=False)
+    assert result.returncode == 0, result.stderr.decode(errors="replace")[-2000:]
+    return result.stdout
 
 
 def stub_members(class_name: str) -> set:

@@ -13,14 +13,12 @@ import hashlib
 import multiprocessing
 import os
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import cuckoo
-from support import run_forked
+from support import run_forked, run_python
 
 RESULT_TIMEOUT = 120  # seconds for any one answer from a worker or a subprocess
 
@@ -201,15 +199,6 @@ def report():
 if __name__ == "__main__":
     print("\n".join(report()))
 '''
-
-
-def run_python(code: str, *args, env_changes: dict, input: bytes | None = None) -> bytes:
-    env = dict(os.environ)  # PYTHONPATH and the rest are inherited
-    env.update(env_changes)
-    result = subprocess.run([sys.executable, "-c", code, *args], env=env, input=input,
-                            capture_output=True, timeout=RESULT_TIMEOUT)
-    assert result.returncode == 0, result.stderr.decode(errors="replace")[-2000:]
-    return result.stdout
 
 
 def test_different_hash_seeds_build_the_same_filter():

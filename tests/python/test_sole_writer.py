@@ -12,9 +12,6 @@ deadlock (which would hold the GIL and stop pytest itself) is one failed test, n
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 import threading
 
@@ -22,20 +19,10 @@ import numpy as np
 import pytest
 
 import cuckoo
-
-CHILD_TIMEOUT = 120  # seconds; the child's work takes well under one
-
+from support import SUBPROCESS_TIMEOUT, run_python
 
 def run_child(code: str) -> str:
-    """Runs `code` in a fresh interpreter (PYTHONPATH inherited); returns its standard output."""
-    try:
-        result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)],
-                                env=dict(os.environ), capture_output=True, text=True,
-                                timeout=CHILD_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        pytest.fail(f"the child did not finish in {CHILD_TIMEOUT} s: a deadlock?", pytrace=False)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
+    return run_python(textwrap.dedent(code)).decode()
 
 
 def keys(n: int, offset: int = 0) -> np.ndarray:
@@ -98,14 +85,14 @@ def test_a_session_ends_only_on_its_own_thread():
 
     t = threading.Thread(target=end_elsewhere)
     t.start()
-    t.join(CHILD_TIMEOUT)
+    t.join(SUBPROCESS_TIMEOUT)
     assert len(errors) == 1 and "thread that began it" in str(errors[0])
     assert f.add("still the sole writer")  # the session is still this thread's
     session.__exit__(None, None, None)
     session.__exit__(None, None, None)  # ended already: nothing
     t = threading.Thread(target=lambda: f.add("another thread"))
     t.start()
-    t.join(CHILD_TIMEOUT)
+    t.join(SUBPROCESS_TIMEOUT)
     assert not t.is_alive() and "another thread" in f and f.size == 2
 
 
