@@ -103,7 +103,9 @@ stress-concurrent: build
 # Builds the concurrent tests with race windows widened (CUCKOO_TEST_RACE_WINDOW) and the
 # protocol intact (control: must pass), without version validation, with writers silent on the
 # activity word, with moves that erase before they copy, with both, with inserts that write
-# straddling entries unannounced, and with a sole writer's writes left unmarked (kWriting); runs
+# straddling entries unannounced, with a sole writer's writes left unmarked (kWriting), with a
+# bias holder that checks the bias before it says it is inside a write, and with a revoker that
+# does not wait for the holder's write to end; runs
 # the stress, linearizability and sole-writer tests on each and prints what passed. See the README's "Concurrency" section for what each mutant is expected to do.
 mutation-check: deps
 	@for variant in "control:" "no-validation:-DCUCKOO_TEST_MUTATION_NO_VALIDATION" \
@@ -112,6 +114,8 @@ mutation-check: deps
 	  "unannounced-straddlers:-DCUCKOO_TEST_MUTATION_UNANNOUNCED_STRADDLERS" \
 	  "erase-without-both-stripes:-DCUCKOO_TEST_MUTATION_ERASE_WITHOUT_BOTH_STRIPES" \
 	  "unmarked-sole-writes:-DCUCKOO_TEST_MUTATION_UNMARKED_SOLE_WRITES" \
+	  "unchecked-bias:-DCUCKOO_TEST_MUTATION_UNCHECKED_BIAS" \
+	  "revoke-without-wait:-DCUCKOO_TEST_MUTATION_REVOKE_WITHOUT_WAIT" \
 	  "both:-DCUCKOO_TEST_MUTATION_NO_VALIDATION -DCUCKOO_TEST_MUTATION_ERASE_BEFORE_COPY"; do \
 	  name=$${variant%%:*}; flags=$${variant#*:}; dir=$(BUILD)/mutation-$$name; \
 	  cmake -S . -B $$dir -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCUCKOO_BUILD_BENCH=OFF \
@@ -120,10 +124,10 @@ mutation-check: deps
 	    && cmake --build $$dir -j $(JOBS) --target cuckoo_concurrent_tests cuckoo_stress_checked \
 	    >/dev/null || exit 1; \
 	  echo "== $$name ($$flags)"; \
-	  $$dir/tests/cuckoo_concurrent_tests --gtest_filter='ConcurrentLinearizability.*:ConcurrentStraddlingEntries.*:SoleWriter.*' 2>&1 \
-	    | grep -E '^\[ +(OK|FAILED) +\] (Conc|Sole).*ms'; \
+	  timeout 600 $$dir/tests/cuckoo_concurrent_tests --gtest_filter='ConcurrentLinearizability.*:ConcurrentStraddlingEntries.*:SoleWriter.*:BiasedWriting.*' 2>&1 \
+	    | grep -E '^\[ +(OK|FAILED) +\] (Conc|Sole|Biased).*ms'; \
 	  for run in "4 12 20000" "2 8 20000" "4 27 20000"; do set -- $$run; \
-	    $$dir/tests/cuckoo_stress_checked --bucket-size $$1 --bits $$2 --capacity $$3 \
+	    timeout 120 $$dir/tests/cuckoo_stress_checked --bucket-size $$1 --bits $$2 --capacity $$3 \
 	      | tr '\n' ' ' | sed -E 's/.*(b=[0-9]+ f=[0-9]+).*(lookups [0-9]+ \([^)]*\)).*erases [0-9]+ \(failed ([0-9]+)\).*size ([0-9]+), held by the threads ([0-9]+).*(PASS|FAIL).*/  stress \1: \2, erases failed \3, size \4 against \5 held \6/'; \
 	    echo; \
 	  done; \

@@ -208,7 +208,7 @@ TEST(ConcurrentSingleThread, ShapeAndStateMatchFilter) {
   EXPECT_FALSE(concurrent.semi_sorted());
   EXPECT_GE(concurrent.memory_bytes(), plain.memory_bytes());
   EXPECT_LE(concurrent.memory_bytes(),
-            plain.memory_bytes() + 16 + 48 * 1024 + 2 * 128);  // stripes, activity, sole count
+            plain.memory_bytes() + 16 + 48 * 1024 + 3 * 128);  // stripes, activity, sole, bias
   EXPECT_EQ(concurrent.load_factor(), 0.0);
 }
 

@@ -51,7 +51,10 @@
 // already held: each write marks its stripes kWriting and releases them with plain stores instead
 // of a CAS, and an insert into the key's own buckets touches no stripe word (place_as_sole_writer),
 // so a single-key build does no locked instruction and reads no line but its buckets' and the
-// sole count's. Lookups meanwhile validate as against any writer; other writers wait.
+// sole count's. Lookups meanwhile validate as against any writer; other writers wait. A filter's
+// first writer thread gets the same without asking (biased writing, striped_versions.hpp): each
+// insert_probe and erase_probe is a BiasedWrite, which runs it as a sole writer's while this
+// thread holds the bias, until another thread wants a stripe and takes the bias away.
 //
 // Test-only mutations (never defined in a real build): CUCKOO_TEST_MUTATION_NO_VALIDATION makes
 // lookups trust their first read, CUCKOO_TEST_MUTATION_SILENT_WRITERS makes writers leave the
@@ -471,6 +474,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// answer "not there" at one instant. The first bucket's case inline in the caller, as
   /// insert_probe's.
   CUCKOO_HOT bool erase_probe(const Probe& p) noexcept {
+    const concurrent::StripedVersions::BiasedWrite write(stripes_);
     return erase_from(p.bucket, p.fingerprint) || erase_elsewhere(p);
   }
   CUCKOO_HOT bool erase_from(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
@@ -504,6 +508,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// 184 MiB took 87-100 ns against Filter's 47; inline (and the count in the stripe word) 65
   /// (README, Concurrency).
   CUCKOO_HOT bool insert_probe(const Probe& p) {
+    const concurrent::StripedVersions::BiasedWrite write(stripes_);
     return place_in_own_buckets(p) || insert_displacing(p);
   }
   /// The rest of an insert whose buckets are full: displacement paths, then the exclusive walk.
@@ -549,11 +554,14 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     if (!table_.try_place(bucket, fingerprint, [&] {
           marked = stripe_of(bucket);
           stripes_.lock(marked);
+          stripes_.enter_write();  // a session entered once; a biased write enters here
         })) {
       return false;
     }
-    if (marked != concurrent::kMaxStripes) [[unlikely]]
+    if (marked != concurrent::kMaxStripes) [[unlikely]] {
+      stripes_.leave_write();
       stripes_.unlock(marked);
+    }
     stripes_.add_sole_items(1);
     return true;
   }

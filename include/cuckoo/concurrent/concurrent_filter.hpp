@@ -275,7 +275,8 @@ class ConcurrentFilter {
   /// without waiting; other threads' inserts, erases, clears and snapshots (to_filter, save,
   /// copies) wait until it is destroyed, as for a lock. Destroy it on the thread that made it,
   /// before the filter. Another on the same thread for this filter is a no-op; for another filter
-  /// it throws std::logic_error.
+  /// it throws std::logic_error. (A filter that only one thread writes needs none: its first
+  /// writer thread holds a bias that does the same until another thread writes; README.)
   ///   { auto writer = filter.sole_writer(); for (auto& key : keys) filter.insert(key); }
   [[nodiscard]] SoleWriter sole_writer() {
     return SoleWriter(

@@ -50,10 +50,34 @@
 // key's own buckets of an entry that lies inside one word is a single store that only adds, which
 // a lookup needs no validation against (AddingGuard says why), so it leaves the word alone.
 //
+// Biased writing. A filter written by one thread (a bulk load, the one writer thread of a
+// service whose other threads only look up) pays a locked instruction per write for a lock it
+// never contends for, and the locked instruction, a full barrier, keeps each insert's cache miss
+// from overlapping the next key's. So the first write of a filter makes its thread the filter's
+// bias holder: it takes kHeld of every stripe, as a SoleWriter does, and keeps them between its
+// writes; each of its writes (BiasedWrite) then runs as a SoleWriter's, with plain stores. The
+// holder marks each write by a plain store to `inside` and then loads the bias state, with only a
+// compiler barrier between. A thread that wants a stripe and finds it held while the bias is held
+// revokes it: it sets the state to kRevoking, runs membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED)
+// (a full barrier on every CPU running this process: userspace RCU's and folly's asymmetric
+// fence), loads `inside`, waits until it is 0, and releases the stripes. Store-then-load on each
+// side with a full barrier between (the holder's compiler barrier becomes one when the
+// membarrier's interrupt reaches its CPU, or its context switch does) is Dekker's pattern: either
+// the holder's load sees kRevoking, and that write goes under locks, or the revoker's load sees
+// the holder inside, and waits for the write to end (one write: a biased write never waits). A
+// filter revoked by another thread keeps locks for good (it has two writers); one whose holder
+// let go for a whole-filter call of its own (a clear, a snapshot, a SoleWriter: wait_for_holder
+// lets go instead of waiting for itself) may be taken again by its next write. Taking the bias
+// never waits: a stripe held by anyone means another writer is about, and the filter stays with
+// locks. Lookups never take it and never wait for it (they validate as against any writer);
+// where membarrier is missing (or CUCKOO_CONCURRENT_NO_BIAS is defined) no filter is biased.
+//
 // Deadlock freedom: a thread holds at most two stripes at a time and takes them in increasing
 // index order, or all of them in increasing order (lock_all, SoleWriter); no other lock is ever
-// held while a stripe is waited for. Lookups that fall back to locks only try them (try_lock_pair)
-// and read optimistically again when they are held, so a SoleWriter never blocks a lookup.
+// held while a stripe is waited for. A bias holder holds every stripe between its writes, but
+// others take the bias away instead of waiting for it, and it lets go before it waits for one
+// itself. Lookups that fall back to locks only try them (try_lock_pair) and read optimistically
+// again when they are held, so a SoleWriter never blocks a lookup.
 //
 // Why 4096 stripes of 8 bytes: 32 KiB of stripe words stay in L1/L2 beside a lookup's two bucket
 // lines (a lookup that falls back to them reads two), and with two threads two writers meet on a
@@ -77,12 +101,18 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <stdexcept>
 #include <thread>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
+#if defined(__linux__)
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #endif
 
 #ifndef CUCKOO_CONCURRENT_HOT
@@ -138,7 +168,8 @@ class StripedVersions {
     return static_cast<std::size_t>((bucket >> group_shift_) & mask_);
   }
   std::size_t memory_bytes() const noexcept {
-    return stripe_count() * sizeof(std::uint64_t) + sizeof(Activity) + sizeof(SoleSession);
+    return stripe_count() * sizeof(std::uint64_t) + sizeof(Activity) + sizeof(SoleSession) +
+           sizeof(Bias);
   }
 
   // ---- Readers --------------------------------------------------------------------------------
@@ -237,6 +268,47 @@ class StripedVersions {
     const StripedVersions& versions_;
     const StripedVersions* outer_;
   };
+
+  /// Brackets one write (an insert or erase of one key, alone or in a batch) of a filter's
+  /// writes: if this thread holds the filter's writer bias (see "Biased writing" at the top), the
+  /// write runs as a SoleWriter's, with no locked instruction; otherwise as before, under locks.
+  /// The first write of a filter with no bias takes it.
+  class BiasedWrite {
+   public:
+    CUCKOO_CONCURRENT_HOT explicit BiasedWrite(const StripedVersions& versions) noexcept
+        : versions_(versions), biased_(versions.enter_biased()) {}
+    BiasedWrite(const BiasedWrite&) = delete;
+    BiasedWrite& operator=(const BiasedWrite&) = delete;
+    CUCKOO_CONCURRENT_HOT ~BiasedWrite() {
+      if (biased_) versions_.leave_biased();
+    }
+    /// True if this write runs as the bias holder's.
+    bool biased() const noexcept { return biased_; }
+
+   private:
+    const StripedVersions& versions_;
+    bool biased_;
+  };
+
+  /// Where a filter's writer bias stands (bias_state(); see "Biased writing" at the top).
+  enum class BiasState : std::uint32_t {
+    kNone = 0,      // no thread holds it; the next write takes it
+    kTaking = 1,    // a thread is taking the stripes for it
+    kHeld = 2,      // a thread holds every stripe for it
+    kRevoking = 3,  // a thread is taking it away from its holder
+    kRevoked = 4,   // taken away by another thread's write: writers contend, locks for good
+    kDisabled = 5,  // never (CUCKOO_CONCURRENT_NO_BIAS, or no membarrier here)
+  };
+  BiasState bias_state() const noexcept {
+    return static_cast<BiasState>(
+        std::atomic_ref<std::uint32_t>(bias_.state).load(std::memory_order_acquire));
+  }
+  /// True if the calling thread holds the bias.
+  bool bias_held_here() const noexcept {
+    return bias_state() == BiasState::kHeld &&
+           std::atomic_ref<const void*>(bias_.holder).load(std::memory_order_relaxed) ==
+               thread_token();
+  }
 
   /// Takes a stripe for a write (waits while another writer holds it). In the thread of this
   /// filter's SoleWriter, which holds every stripe already, only marks it kWriting, by a plain
@@ -379,6 +451,15 @@ class StripedVersions {
   /// sleep begins only if the number is still the odd one seen, and the session's end changes it
   /// before waking the sleepers.
   void wait_for_holder() const noexcept {
+    switch (bias_state()) {
+      case BiasState::kHeld:
+        return revoke_bias();
+      case BiasState::kTaking:
+      case BiasState::kRevoking:
+        return wait_a_little();
+      default:
+        break;
+    }
     std::atomic_ref<std::uint32_t> session(sole_.session);
     const std::uint32_t seen = session.load(std::memory_order_relaxed);
     if ((seen & 1) != 0) return session.wait(seen, std::memory_order_relaxed);
@@ -391,6 +472,147 @@ class StripedVersions {
   void next_session() const noexcept {
     std::atomic_ref<std::uint32_t>(sole_.session).fetch_add(1, std::memory_order_relaxed);
   }
+  // ---- Biased writing (see the top) ------------------------------------------------------------
+
+  /// This thread's token: the address of one of its thread-locals, distinct between live threads.
+  static const void* thread_token() noexcept { return &sole_writer_; }
+
+  /// Test-only (CUCKOO_TEST_RACE_WINDOW): a window long enough for a revoker's membarrier, which
+  /// takes microseconds (an interrupt to every CPU running the process), to fall inside it.
+  static void widen_bias_window() noexcept {
+    for (int i = 0; i < 100; ++i) CUCKOO_WIDEN_RACE_WINDOW();
+  }
+
+  /// BiasedWrite's entry: true (and this thread marked as the filter's sole writer) if this
+  /// thread holds the bias and nobody is taking it away; it says so in `inside` first, and the
+  /// revoker's membarrier makes that store and the state's load below act as a full barrier
+  /// against the revoker's store of the state and load of `inside` (the asymmetric Dekker pair).
+  CUCKOO_CONCURRENT_HOT bool enter_biased() const noexcept {
+    if (sole_writer_ != nullptr) return false;  // a SoleWriter's session: its own rules
+    if (std::atomic_ref<const void*>(bias_.holder).load(std::memory_order_relaxed) !=
+        thread_token()) {
+      if (std::atomic_ref<std::uint32_t>(bias_.state).load(std::memory_order_relaxed) ==
+          static_cast<std::uint32_t>(BiasState::kNone)) [[unlikely]]
+        return take_bias();
+      return false;
+    }
+    return enter_as_holder();
+  }
+  CUCKOO_CONCURRENT_HOT bool enter_as_holder() const noexcept {
+    std::atomic_ref<std::uint32_t> inside(bias_.inside);
+    std::atomic_ref<std::uint32_t> state(bias_.state);
+#ifndef CUCKOO_TEST_MUTATION_UNCHECKED_BIAS
+    inside.store(1, std::memory_order_relaxed);
+    std::atomic_signal_fence(std::memory_order_seq_cst);  // the membarrier makes it a full fence
+    if (state.load(std::memory_order_relaxed) != static_cast<std::uint32_t>(BiasState::kHeld)) {
+      inside.store(0, std::memory_order_release);
+      return false;
+    }
+    widen_bias_window();  // the biased write is under way: a revoker must wait for it
+#else
+    // mutation: the state is checked before the holder says it is inside (the tests must fail)
+    if (state.load(std::memory_order_relaxed) != static_cast<std::uint32_t>(BiasState::kHeld))
+      return false;
+    widen_bias_window();
+    inside.store(1, std::memory_order_relaxed);
+#endif
+    sole_writer_ = this;
+    return true;
+  }
+  CUCKOO_CONCURRENT_HOT void leave_biased() const noexcept {
+    sole_writer_ = nullptr;
+    std::atomic_ref<std::uint32_t>(bias_.inside).store(0, std::memory_order_release);
+  }
+
+  /// The first write of a filter with no bias: takes kHeld of every stripe, as a SoleWriter
+  /// does, and holds them between its writes until another thread wants one (revoke_bias). Only
+  /// one thread at a time can be taking it (the state's CAS), and it never waits: a stripe held
+  /// by someone else means another writer is about, so it lets go of what it took and the filter
+  /// stays with locks for good.
+  [[gnu::noinline]] bool take_bias() const noexcept {
+    std::atomic_ref<std::uint32_t> state(bias_.state);
+    std::uint32_t expected = static_cast<std::uint32_t>(BiasState::kNone);
+    if (!membarrier_ready()) {
+      state.compare_exchange_strong(expected, static_cast<std::uint32_t>(BiasState::kDisabled),
+                                    std::memory_order_relaxed);
+      return false;
+    }
+    if (!state.compare_exchange_strong(expected, static_cast<std::uint32_t>(BiasState::kTaking),
+                                       std::memory_order_acquire, std::memory_order_relaxed))
+      return false;
+    for (std::size_t s = 0; s < stripe_count(); ++s) {
+      if (take(word(s), kHeld)) continue;
+      release_held(s);
+      state.store(static_cast<std::uint32_t>(BiasState::kRevoked), std::memory_order_release);
+      return false;
+    }
+    std::atomic_ref<const void*>(bias_.holder).store(thread_token(), std::memory_order_relaxed);
+    state.store(static_cast<std::uint32_t>(BiasState::kHeld), std::memory_order_release);
+    return enter_as_holder();
+  }
+  /// Clears kHeld of stripes [0, n), which the caller holds with kWriting clear.
+  void release_held(std::size_t n) const noexcept {
+    for (std::size_t s = 0; s < n; ++s) {
+      auto w = word(s);
+      w.store(w.load(std::memory_order_relaxed) & ~kHeld, std::memory_order_release);
+    }
+  }
+
+  /// A thread that found a stripe held while the bias is held takes the bias away: it marks it
+  /// revoking, runs the membarrier (after which the holder's next write sees the mark), waits
+  /// until the holder is not inside a write (one write: a biased write never waits), and releases
+  /// every stripe for it. The holder itself, wanting a stripe outside a write (a clear, a
+  /// snapshot, a SoleWriter), just lets go. Revoked by another thread, the bias is gone for good
+  /// (the filter has two writers); let go by its holder, the next write may take it again.
+  [[gnu::noinline]] void revoke_bias() const noexcept {
+    std::atomic_ref<std::uint32_t> state(bias_.state);
+    std::uint32_t expected = static_cast<std::uint32_t>(BiasState::kHeld);
+    if (!state.compare_exchange_strong(expected, static_cast<std::uint32_t>(BiasState::kRevoking),
+                                       std::memory_order_acquire, std::memory_order_relaxed))
+      return;  // another thread is at it (or it just went); the caller tries its stripe again
+    std::atomic_ref<const void*> holder(bias_.holder);
+    const bool own = holder.load(std::memory_order_relaxed) == thread_token();
+    if (!own) {
+      full_barrier_everywhere();
+      std::atomic_ref<std::uint32_t> inside(bias_.inside);
+#ifndef CUCKOO_TEST_MUTATION_REVOKE_WITHOUT_WAIT
+      while (inside.load(std::memory_order_acquire) != 0) wait_a_little();
+#else
+      (void)inside;  // mutation: the stripes go while the holder may be writing (tests must fail)
+#endif
+    }
+    release_held(stripe_count());
+    holder.store(nullptr, std::memory_order_relaxed);
+    state.store(static_cast<std::uint32_t>(own ? BiasState::kNone : BiasState::kRevoked),
+                std::memory_order_release);
+  }
+
+  /// Registers this process for expedited private membarriers once; false where there are none
+  /// (not Linux, a kernel before 4.14, a seccomp filter that refuses it): then no filter is
+  /// biased. CUCKOO_CONCURRENT_NO_BIAS turns biasing off at compile time (for comparisons).
+  static bool membarrier_ready() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier) && !defined(CUCKOO_CONCURRENT_NO_BIAS)
+    static const bool ready =
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    return ready;
+#else
+    return false;
+#endif
+  }
+  /// A full memory barrier on every CPU running a thread of this process. Registered before any
+  /// bias was taken (membarrier_ready), so it cannot fail for want of registration; the
+  /// registration is the process's, kept by fork, and a failure would be a kernel defect:
+  /// continuing would risk lost writes, so it ends the process.
+  static void full_barrier_everywhere() noexcept {
+#if defined(__linux__) && defined(SYS_membarrier) && !defined(CUCKOO_CONCURRENT_NO_BIAS)
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+    if (syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+      return;
+#endif
+    std::terminate();  // unreachable: no bias is taken without membarrier_ready()
+  }
+
   /// The sole writer's lock: it holds the stripe already, and only its own stores change the word.
   CUCKOO_CONCURRENT_HOT static void mark_writing(std::atomic_ref<std::uint64_t> w) noexcept {
 #ifndef CUCKOO_TEST_MUTATION_UNMARKED_SOLE_WRITES
@@ -441,10 +663,20 @@ class StripedVersions {
     std::uint32_t session = 0;  // accessed only through std::atomic_ref
   };
 
+  /// The writer bias: which thread holds it, where it stands (BiasState), and whether its holder
+  /// is inside a write. On a line pair of its own: the holder writes `inside` twice per write,
+  /// and reads the rest; other threads read it only when they find a stripe held.
+  struct alignas(128) Bias {
+    const void* holder = nullptr;  // accessed only through std::atomic_ref
+    std::uint32_t state = 0;       // a BiasState; accessed only through std::atomic_ref
+    std::uint32_t inside = 0;      // accessed only through std::atomic_ref
+  };
+
   unsigned group_shift_;
   std::uint64_t mask_;
   mutable Activity activity_;  // its line pair holds nothing else (alignas(128), sizeof 128)
   mutable SoleSession sole_;
+  mutable Bias bias_;
   static_assert(sizeof(Activity) == 128 && alignof(Activity) == 128);
   std::unique_ptr<std::uint64_t[]> words_;  // per stripe (word()); only through std::atomic_ref
 };
@@ -587,11 +819,7 @@ class SoleWriter {
   ~SoleWriter() {
     if (!outermost_) return;
     StripedVersions::sole_writer_ = nullptr;
-    for (std::size_t s = 0; s < versions_.stripe_count(); ++s) {
-      auto w = versions_.word(s);
-      w.store(w.load(std::memory_order_relaxed) & ~StripedVersions::kHeld,
-              std::memory_order_release);
-    }
+    versions_.release_held(versions_.stripe_count());
     versions_.next_session();
     std::atomic_ref<std::uint32_t>(versions_.sole_.session).notify_all();
   }
