@@ -100,11 +100,47 @@ TEST(BiasedWriting, TheHolderLetsGoForItsOwnWholeFilterCalls) {
   EXPECT_FALSE(filter.contains("a"));
   ASSERT_TRUE(filter.insert("e"));
   EXPECT_TRUE(stripes.bias_held_here());
-  // Another thread's snapshot takes the bias away as a write does.
+  // Another thread's snapshot takes it away, but only lends it: the next write takes it again.
   std::thread([&] { EXPECT_TRUE(filter.to_filter().contains("e")); }).join();
-  EXPECT_EQ(stripes.bias_state(), BiasState::kRevoked);
+  EXPECT_EQ(stripes.bias_state(), BiasState::kNone);
   EXPECT_TRUE(filter.insert("f"));
-  EXPECT_EQ(filter.size(), 2u);
+  EXPECT_TRUE(stripes.bias_held_here());
+  // Another thread's write takes it away for good.
+  std::thread([&] { EXPECT_TRUE(filter.insert("g")); }).join();
+  EXPECT_EQ(stripes.bias_state(), BiasState::kRevoked);
+  EXPECT_TRUE(filter.insert("h"));
+  EXPECT_EQ(stripes.bias_state(), BiasState::kRevoked);
+  EXPECT_EQ(filter.size(), 4u);
+}
+
+// A write that comes while another thread holds every stripe for a whole-filter call (a periodic
+// snapshot beside a writer thread) waits for it without trying to take the bias, which would find
+// the stripes held and give the bias up for good: afterwards the writer's next write takes it.
+TEST(BiasedWriting, AWriteDuringAnotherThreadsSnapshotKeepsTheBiasOpen) {
+  cuckoo::ConcurrentFilter filter = biased_test_filter(4000);
+  const auto& stripes = stripes_of(filter);
+  ASSERT_TRUE(filter.insert(std::uint64_t{1}));
+  SKIP_WITHOUT_BIAS(filter);
+  for (const bool held_before : {true, false}) {
+    SCOPED_TRACE(held_before ? "the bias held when the call begins" : "no bias held then");
+    if (!held_before) (void)filter.to_filter();  // the holder lets go: no bias held now
+    ASSERT_EQ(stripes.bias_state(), held_before ? BiasState::kHeld : BiasState::kNone);
+    std::atomic<bool> holding{false};
+    std::thread whole([&] {
+      stripes.lock_all();  // what clear() and snapshots do
+      holding.store(true, std::memory_order_release);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      EXPECT_EQ(stripes.bias_state(), BiasState::kLent);
+      stripes.unlock_all();
+    });
+    while (!holding.load(std::memory_order_acquire)) std::this_thread::yield();
+    EXPECT_TRUE(filter.insert(std::uint64_t{held_before ? 2u : 3u}));  // waits for the call
+    whole.join();
+    EXPECT_EQ(stripes.bias_state(), BiasState::kNone);
+    EXPECT_TRUE(filter.insert(std::uint64_t{held_before ? 4u : 5u}));
+    EXPECT_TRUE(stripes.bias_held_here());
+  }
+  EXPECT_EQ(filter.size(), 5u);
 }
 
 // The moment of revocation: one thread writes (it holds the bias) while another's first write

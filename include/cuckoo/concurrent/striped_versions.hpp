@@ -65,12 +65,13 @@
 // membarrier's interrupt reaches its CPU, or its context switch does) is Dekker's pattern: either
 // the holder's load sees kRevoking, and that write goes under locks, or the revoker's load sees
 // the holder inside, and waits for the write to end (one write: a biased write never waits). A
-// filter revoked by another thread keeps locks for good (it has two writers); one whose holder
-// let go for a whole-filter call of its own (a clear, a snapshot, a SoleWriter: wait_for_holder
-// lets go instead of waiting for itself) may be taken again by its next write. Taking the bias
-// never waits: a stripe held by anyone means another writer is about, and the filter stays with
-// locks. Lookups never take it and never wait for it (they validate as against any writer);
-// where membarrier is missing (or CUCKOO_CONCURRENT_NO_BIAS is defined) no filter is biased.
+// filter whose bias another thread's write or SoleWriter took keeps locks for good (it has two
+// writers); one whose bias went for a clear or a snapshot (another thread's, lent until it ends,
+// or the holder's own, a SoleWriter's too: wait_for_holder lets go instead of waiting for itself)
+// may be taken again by the next write. Taking the bias never waits: a stripe held by anyone
+// means another writer is about, and the filter stays with locks. Lookups never take it and never
+// wait for it (they validate as against any writer); where membarrier is missing (or
+// CUCKOO_CONCURRENT_NO_BIAS is defined) no filter is biased.
 //
 // Deadlock freedom: a thread holds at most two stripes at a time and takes them in increasing
 // index order, or all of them in increasing order (lock_all, SoleWriter); no other lock is ever
@@ -298,6 +299,7 @@ class StripedVersions {
     kRevoking = 3,  // a thread is taking it away from its holder
     kRevoked = 4,   // taken away by another thread's write: writers contend, locks for good
     kDisabled = 5,  // never (CUCKOO_CONCURRENT_NO_BIAS, or no membarrier here)
+    kLent = 6,      // taken away by another thread's clear or snapshot; kNone when it ends
   };
   BiasState bias_state() const noexcept {
     return static_cast<BiasState>(
@@ -310,13 +312,13 @@ class StripedVersions {
                thread_token();
   }
 
-  /// Takes a stripe for a write (waits while another writer holds it). In the thread of this
-  /// filter's SoleWriter, which holds every stripe already, only marks it kWriting, by a plain
-  /// store.
-  CUCKOO_CONCURRENT_HOT void lock(std::size_t stripe) const noexcept {
+  /// Takes a stripe for a write (waits while another writer holds it; takes a bias away, for
+  /// good unless `reopen_bias`: see revoke_bias). In the thread of this filter's SoleWriter,
+  /// which holds every stripe already, only marks it kWriting, by a plain store.
+  CUCKOO_CONCURRENT_HOT void lock(std::size_t stripe, bool reopen_bias = false) const noexcept {
     auto w = word(stripe);
     if (sole_writer_ == this) return mark_writing(w);
-    while (!take(w)) wait_for_holder();
+    while (!take(w)) wait_for_holder(reopen_bias);
   }
   /// lock() if no other writer holds the stripe now; false otherwise.
   CUCKOO_CONCURRENT_HOT bool try_lock(std::size_t stripe) const noexcept {
@@ -354,12 +356,23 @@ class StripedVersions {
     unlock(a, items_a);
     if (a != b) unlock(b);
   }
-  /// Every stripe, in increasing order: the table is then the caller's alone.
+  /// Every stripe, in increasing order: the table is then the caller's alone. A bias it takes
+  /// away is left open (revoke_bias): a clear or a snapshot is not a second writer.
   void lock_all() const noexcept {
-    for (std::size_t s = 0; s < stripe_count(); ++s) lock(s);
+    // Lent from the start too, so that no write takes the bias meanwhile (it would find a stripe
+    // held and give it up for good).
+    std::uint32_t none = static_cast<std::uint32_t>(BiasState::kNone);
+    std::atomic_ref<std::uint32_t>(bias_.state)
+        .compare_exchange_strong(none, static_cast<std::uint32_t>(BiasState::kLent),
+                                 std::memory_order_relaxed);
+    for (std::size_t s = 0; s < stripe_count(); ++s) lock(s, /*reopen_bias=*/true);
   }
   void unlock_all() const noexcept {
     for (std::size_t s = stripe_count(); s-- > 0;) unlock(s);
+    std::uint32_t lent = static_cast<std::uint32_t>(BiasState::kLent);
+    std::atomic_ref<std::uint32_t>(bias_.state)
+        .compare_exchange_strong(lent, static_cast<std::uint32_t>(BiasState::kNone),
+                                 std::memory_order_release, std::memory_order_relaxed);
   }
 
   /// A stripe's word: the version counter in the low 32 bits (its two lowest the flags), the
@@ -450,10 +463,10 @@ class StripedVersions {
   /// single write of a few hundred nanoseconds, and a short spin serves. No wakeup is lost: the
   /// sleep begins only if the number is still the odd one seen, and the session's end changes it
   /// before waking the sleepers.
-  void wait_for_holder() const noexcept {
+  void wait_for_holder(bool reopen_bias = false) const noexcept {
     switch (bias_state()) {
       case BiasState::kHeld:
-        return revoke_bias();
+        return revoke_bias(reopen_bias);
       case BiasState::kTaking:
       case BiasState::kRevoking:
         return wait_a_little();
@@ -562,9 +575,14 @@ class StripedVersions {
   /// revoking, runs the membarrier (after which the holder's next write sees the mark), waits
   /// until the holder is not inside a write (one write: a biased write never waits), and releases
   /// every stripe for it. The holder itself, wanting a stripe outside a write (a clear, a
-  /// snapshot, a SoleWriter), just lets go. Revoked by another thread, the bias is gone for good
-  /// (the filter has two writers); let go by its holder, the next write may take it again.
-  [[gnu::noinline]] void revoke_bias() const noexcept {
+  /// snapshot, a SoleWriter), just lets go. Taken away by another thread's write or SoleWriter,
+  /// the bias is gone for good (the filter has two writers, and passing the bias back and forth
+  /// would cost both a membarrier or 4096 CASes per write); let go by its holder, or taken away
+  /// for a whole-filter call (`reopen`: lock_all's clear or snapshot, say a periodic save beside
+  /// the writer thread, or the holder's own), it is lent (writes meanwhile wait for the call
+  /// without trying to take it, which would find the stripes held and give it up for good), and
+  /// the next write after the call (unlock_all) may take it again.
+  [[gnu::noinline]] void revoke_bias(bool reopen) const noexcept {
     std::atomic_ref<std::uint32_t> state(bias_.state);
     std::uint32_t expected = static_cast<std::uint32_t>(BiasState::kHeld);
     if (!state.compare_exchange_strong(expected, static_cast<std::uint32_t>(BiasState::kRevoking),
@@ -583,7 +601,9 @@ class StripedVersions {
     }
     release_held(stripe_count());
     holder.store(nullptr, std::memory_order_relaxed);
-    state.store(static_cast<std::uint32_t>(own ? BiasState::kNone : BiasState::kRevoked),
+    state.store(static_cast<std::uint32_t>(reopen ? BiasState::kLent
+                                           : own  ? BiasState::kNone
+                                                  : BiasState::kRevoked),
                 std::memory_order_release);
   }
 
