@@ -124,7 +124,7 @@ mutation-check: deps
 	    && cmake --build $$dir -j $(JOBS) --target cuckoo_concurrent_tests cuckoo_stress_checked \
 	    >/dev/null || exit 1; \
 	  echo "== $$name ($$flags)"; \
-	  timeout 600 $$dir/tests/cuckoo_concurrent_tests --gtest_filter='ConcurrentLinearizability.*:ConcurrentStraddlingEntries.*:SoleWriter.*:BiasedWriting.*' 2>&1 \
+	  timeout 300 $$dir/tests/cuckoo_concurrent_tests --gtest_filter='ConcurrentLinearizability.*:ConcurrentStraddlingEntries.*:SoleWriter.*:BiasedWriting.*' 2>&1 \
 	    | grep -E '^\[ +(OK|FAILED) +\] (Conc|Sole|Biased).*ms'; \
 	  for run in "4 12 20000" "2 8 20000" "4 27 20000"; do set -- $$run; \
 	    timeout 120 $$dir/tests/cuckoo_stress_checked --bucket-size $$1 --bits $$2 --capacity $$3 \
