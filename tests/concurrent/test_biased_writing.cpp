@@ -171,8 +171,8 @@ TEST(BiasedWriting, RevocationLosesNoWrite) {
       std::atomic<int> done{0};
       std::vector<std::uint64_t> holder_keys;
       std::thread holder([&] {
-        for (std::uint64_t i = 0; i < kKeys; ++i) {  // the first write takes the bias
-          if (filter->insert(base + i)) holder_keys.push_back(base + i);
+        for (std::uint64_t i = 1; i <= kKeys; ++i) {  // the first write takes the bias
+          if (filter->insert(base + i)) holder_keys.push_back(base + i);  // never 0 (= erased)
         }
         ready.store(true, std::memory_order_release);
         while (!go.load(std::memory_order_acquire)) {

@@ -283,8 +283,6 @@ class StripedVersions {
     CUCKOO_CONCURRENT_HOT ~BiasedWrite() {
       if (biased_) versions_.leave_biased();
     }
-    /// True if this write runs as the bias holder's.
-    bool biased() const noexcept { return biased_; }
 
    private:
     const StripedVersions& versions_;
