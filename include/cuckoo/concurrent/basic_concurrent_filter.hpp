@@ -513,7 +513,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// stripe's locked instruction waits for every earlier load but not for prefetches, so the
   /// lines arrive meanwhile (single-key builds 1.32 / 1.27 -> 1.26 / 1.16x Filter's in two
   /// runs). A sole writer's own load follows at once, and the prefetch before it only cost:
-  /// without it a single-key build inside a SoleWriter from empty to half of 192 MiB took 51-52
+  /// without it a single-key build inside a SoleWriter from empty to half of 192 MiB took 51-53
   /// ns per key instead of 62 (README, Concurrency).
   template <bool prefetch_first = false>
   CUCKOO_HOT bool insert_probe(const Probe& p) {
