@@ -507,22 +507,19 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// 184 MiB took 87-100 ns against Filter's 47; inline (and the count in the stripe word) 65
   /// (README, Concurrency).
   ///
-  /// A sole writer (a SoleWriter's thread, or the bias holder inside a BiasedWrite) places with
-  /// plain stores, decided once for both buckets. The locked path first asks for the first
-  /// bucket's lines when `prefetch_first` (single-key inserts; a batch has asked already): the
-  /// stripe's locked instruction waits for every earlier load but not for prefetches, so the
-  /// lines arrive meanwhile (single-key builds 1.32 / 1.27 -> 1.26 / 1.16x Filter's in two
-  /// runs). A sole writer's own load follows at once, and the prefetch before it only cost:
-  /// without it a single-key build inside a SoleWriter from empty to half of 192 MiB took 51-53
-  /// ns per key instead of 62 (README, Concurrency).
+  /// `prefetch_first` (single-key inserts; a batch has asked already) asks for the first
+  /// bucket's lines before a locked write: the stripe's locked instruction waits for every
+  /// earlier load but not for prefetches, so the lines arrive meanwhile (single-key builds 1.32 /
+  /// 1.27 -> 1.26 / 1.16x Filter's in two runs). A sole writer (a SoleWriter's thread, or the
+  /// bias holder inside its BiasedWrite) takes no lock and reads the bucket at once, so for it
+  /// the prefetch only cost: without it a single-key build inside a SoleWriter from empty to
+  /// half of 192 MiB took 51-53 ns per key instead of 62 (README, Concurrency).
   template <bool prefetch_first = false>
   CUCKOO_HOT bool insert_probe(const Probe& p) {
     const concurrent::StripedVersions::BiasedWrite write(stripes_);
-    if (stripes_.sole_writer_here()) {
-      return place_as_sole_writer(p.bucket, p.fingerprint) ||
-             place_as_sole_writer(p.alt, p.fingerprint) || insert_displacing(p);
+    if constexpr (prefetch_first) {
+      if (!stripes_.sole_writer_here()) table_.prefetch(p.bucket);
     }
-    if constexpr (prefetch_first) table_.prefetch(p.bucket);
     return place_in_own_buckets(p) || insert_displacing(p);
   }
   /// The rest of an insert whose buckets are full: displacement paths, then the exclusive walk.
