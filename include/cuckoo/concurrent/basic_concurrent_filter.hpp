@@ -51,7 +51,9 @@
 // already held: each write marks its stripes kWriting and releases them with plain stores instead
 // of a CAS, and an insert into the key's own buckets touches no stripe word (place_as_sole_writer),
 // so a single-key build does no locked instruction and reads no line but its buckets' and the
-// sole count's. Lookups meanwhile validate as against any writer; other writers wait. A filter's
+// sole count's; that placement is inline in the caller, and the locked one (insert_under_locks)
+// a call, whose waits would otherwise cost the sole writer's inlined insert its registers.
+// Lookups meanwhile validate as against any writer; other writers wait. A filter's
 // first writer thread gets the same without asking (biased writing, striped_versions.hpp): each
 // insert_probe and erase_probe is a BiasedWrite, which runs it as a sole writer's while this
 // thread holds the bias, until another thread wants a stripe and takes the bias away.
@@ -181,16 +183,24 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
 
   // ---- Single-key operations (any thread) ----------------------------------------------------
 
-  // detail::KeyForwarding: key -> its hash -> the *_hash call; contains is declared here instead.
+  // detail::KeyForwarding: key -> its hash -> the *_hash call; contains and insert are declared
+  // here instead.
   using KeyForwarding::count;
   using KeyForwarding::erase;
-  using KeyForwarding::insert;
   /// Forced inline, like the whole lookup: a single-key lookup is limited by how many fit in the
   /// core's out-of-order window, and out of line it reloaded the filter's members and saved
   /// registers on every call (measured below, README "Concurrency").
   template <Key K>
   CUCKOO_HOT bool contains(const K& key) const noexcept {
     return contains_hash(hash_key(hasher_, key));
+  }
+  /// Forced inline, as contains and insert_hash: KeyForwarding's insert, a plain inline function
+  /// around the forced insert_hash, was left out of line by GCC in the benchmark's build loop,
+  /// and every insert paid the call's six register saves and restores, stores and loads (README,
+  /// Concurrency, "A sole writer's insert without the locked path's code").
+  template <Key K>
+  CUCKOO_HOT bool insert(const K& key) {
+    return insert_hash(hash_key(hasher_, key));
   }
 
   /// Forced inline, as contains: out of line, a single-key insert ran 16 more instructions (the
@@ -501,29 +511,41 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return false;
   }
 
-  /// The common case, the key's own buckets under their stripes, inline in the caller with the
-  /// stripes' lock and release; the rest out of line. Out of line, with the probe passed through
-  /// memory and the stripe calls out of line too, a single-key insert from empty to 42% of
-  /// 184 MiB took 87-100 ns against Filter's 47; inline (and the count in the stripe word) 65
-  /// (README, Concurrency).
-  ///
-  /// `prefetch_first` (single-key inserts; a batch has asked already) asks for the first
-  /// bucket's lines before a locked write: the stripe's locked instruction waits for every
-  /// earlier load but not for prefetches, so the lines arrive meanwhile (single-key builds 1.32 /
-  /// 1.27 -> 1.26 / 1.16x Filter's in two runs). A sole writer (a SoleWriter's thread, or the
-  /// bias holder inside its BiasedWrite) takes no lock and reads the bucket at once, so for it
-  /// the prefetch only cost: without it a single-key build inside a SoleWriter from empty to
-  /// half of 192 MiB took 51-53 ns per key instead of 62 (README, Concurrency).
+  /// The common case inline in the caller, the rest out of line. A sole writer (a SoleWriter's
+  /// thread, or the bias holder inside its BiasedWrite) places into the key's own buckets with
+  /// plain stores, inline; everything else is a call: the locked placement (insert_under_locks)
+  /// and the displacements (insert_displacing), taking the probe in registers. Inlined, the
+  /// locked path's waits and calls, though never run by a sole writer, made the compiler keep
+  /// the key, the probe and the shifted entry on the stack: a biased insert made twelve stores
+  /// (six to the stack) against Filter's three, now seven (one), and a single-key build from
+  /// empty to half of 192 MiB took 1.39-1.42x Filter's time, now 1.14-1.19x (README,
+  /// Concurrency, "A sole writer's insert without the locked path's code").
   template <bool prefetch_first = false>
   CUCKOO_HOT bool insert_probe(const Probe& p) {
     const concurrent::StripedVersions::BiasedWrite write(stripes_);
-    if constexpr (prefetch_first) {
-      if (!stripes_.sole_writer_here()) table_.prefetch(p.bucket);
-    }
-    return place_in_own_buckets(p) || insert_displacing(p);
+    if (stripes_.sole_writer_here())
+      return place_as_sole_writer(p.bucket, p.fingerprint) ||
+             place_as_sole_writer(p.alt, p.fingerprint) ||
+             insert_displacing(p.bucket, p.alt, p.fingerprint);
+    return insert_under_locks<prefetch_first>(p.bucket, p.alt, p.fingerprint);
+  }
+  /// insert_probe for a writer that is not the sole one: the key's own buckets under their
+  /// stripes, then the displacements. `prefetch_first` (single-key inserts; a batch has asked
+  /// already) asks for the first bucket's lines before the stripe's locked instruction, which
+  /// waits for every earlier load but not for prefetches, so the lines arrive meanwhile
+  /// (single-key builds 1.32 / 1.27 -> 1.26 / 1.16x Filter's in two runs). A sole writer reads
+  /// the bucket at once and does not ask: for it the prefetch only cost (README, Concurrency).
+  template <bool prefetch_first>
+  [[gnu::noinline]] bool insert_under_locks(std::uint64_t bucket, std::uint64_t alt,
+                                            std::uint32_t fingerprint) {
+    const Probe p{bucket, alt, fingerprint};
+    if constexpr (prefetch_first) table_.prefetch(p.bucket);
+    return place_in_own_buckets(p) || insert_displacing(p.bucket, p.alt, p.fingerprint);
   }
   /// The rest of an insert whose buckets are full: displacement paths, then the exclusive walk.
-  [[gnu::noinline]] bool insert_displacing(const Probe& p) {
+  [[gnu::noinline]] bool insert_displacing(std::uint64_t bucket, std::uint64_t alt,
+                                           std::uint32_t fingerprint) {
+    const Probe p{bucket, alt, fingerprint};
     if (max_kicks_ == 0) return false;
     for (unsigned attempt = 0; attempt < kPathAttempts; ++attempt) {
       const PathResult result = insert_by_path(p);
@@ -564,14 +586,14 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     std::size_t marked = concurrent::kMaxStripes;
     if (!table_.try_place(bucket, fingerprint, [&] {
           marked = stripe_of(bucket);
-          stripes_.lock(marked);
+          stripes_.mark_as_sole_writer(marked);
           stripes_.enter_write();  // a session entered once; a biased write enters here
         })) {
       return false;
     }
     if (marked != concurrent::kMaxStripes) [[unlikely]] {
       stripes_.leave_write();
-      stripes_.unlock(marked);
+      stripes_.release_as_sole_writer(marked);
     }
     stripes_.add_sole_items(1);
     return true;

@@ -318,6 +318,16 @@ class StripedVersions {
     if (sole_writer_ == this) return mark_writing(w);
     while (!take(w)) wait_for_holder(reopen_bias);
   }
+  /// lock() and unlock() in the thread of this filter's sole writer (sole_writer_here()), which
+  /// holds every stripe: the plain stores alone, without the general calls' waits, whose calls
+  /// and spins, inlined into a single-key insert, made the compiler keep the insert's values on
+  /// the stack (README, Concurrency, "A sole writer's insert without the locked path's code").
+  CUCKOO_CONCURRENT_HOT void mark_as_sole_writer(std::size_t stripe) const noexcept {
+    mark_writing(word(stripe));
+  }
+  CUCKOO_CONCURRENT_HOT void release_as_sole_writer(std::size_t stripe) const noexcept {
+    store_released(word(stripe), 0, kHeld);
+  }
   /// lock() if no other writer holds the stripe now; false otherwise.
   CUCKOO_CONCURRENT_HOT bool try_lock(std::size_t stripe) const noexcept {
     auto w = word(stripe);
@@ -330,9 +340,7 @@ class StripedVersions {
   /// Releases a stripe the caller holds (to its SoleWriter, if this thread has one), adding
   /// `items` to its share of the item count in the same store.
   CUCKOO_CONCURRENT_HOT void unlock(std::size_t stripe, std::int64_t items = 0) const noexcept {
-    auto w = word(stripe);
-    const std::uint64_t kept = sole_writer_ == this ? kHeld : 0;
-    w.store(released(w.load(std::memory_order_relaxed), items) | kept, std::memory_order_release);
+    store_released(word(stripe), items, sole_writer_ == this ? kHeld : 0);
   }
   /// Both stripes, lower index first; one lock when they coincide.
   CUCKOO_CONCURRENT_HOT void lock_pair(std::size_t a, std::size_t b) const noexcept {
@@ -631,6 +639,13 @@ class StripedVersions {
     std::terminate();  // unreachable: no bias is taken without membarrier_ready()
   }
 
+  /// Releases a held word, adding `items` to its share and keeping the bits `kept` (kHeld for a
+  /// sole writer, which holds the stripe for longer than the write).
+  CUCKOO_CONCURRENT_HOT static void store_released(std::atomic_ref<std::uint64_t> w,
+                                                   std::int64_t items,
+                                                   std::uint64_t kept) noexcept {
+    w.store(released(w.load(std::memory_order_relaxed), items) | kept, std::memory_order_release);
+  }
   /// The sole writer's lock: it holds the stripe already, and only its own stores change the word.
   CUCKOO_CONCURRENT_HOT static void mark_writing(std::atomic_ref<std::uint64_t> w) noexcept {
 #ifndef CUCKOO_TEST_MUTATION_UNMARKED_SOLE_WRITES
