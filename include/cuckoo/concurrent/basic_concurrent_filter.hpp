@@ -524,8 +524,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   CUCKOO_HOT bool insert_probe(const Probe& p) {
     const concurrent::StripedVersions::BiasedWrite write(stripes_);
     if (stripes_.sole_writer_here())
-      return place_as_sole_writer(p.bucket, p.fingerprint) ||
-             place_as_sole_writer(p.alt, p.fingerprint) ||
+      return place_in_own_buckets_as_sole_writer(p) ||
              insert_displacing(p.bucket, p.alt, p.fingerprint);
     return insert_under_locks<prefetch_first>(p.bucket, p.alt, p.fingerprint);
   }
@@ -540,7 +539,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
                                             std::uint32_t fingerprint) {
     const Probe p{bucket, alt, fingerprint};
     if constexpr (prefetch_first) table_.prefetch(p.bucket);
-    return place_in_own_buckets(p) || insert_displacing(p.bucket, p.alt, p.fingerprint);
+    return place_in_own_buckets_under_locks(p) || insert_displacing(p.bucket, p.alt, p.fingerprint);
   }
   /// The rest of an insert whose buckets are full: displacement paths, then the exclusive walk.
   [[gnu::noinline]] bool insert_displacing(std::uint64_t bucket, std::uint64_t alt,
@@ -555,6 +554,15 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return insert_exclusive(p);
   }
 
+  /// Places in the key's own buckets, as the sole writer or under locks (a path's last step).
+  CUCKOO_HOT bool place_in_own_buckets(const Probe& p) noexcept {
+    if (stripes_.sole_writer_here()) return place_in_own_buckets_as_sole_writer(p);
+    return place_in_own_buckets_under_locks(p);
+  }
+  CUCKOO_HOT bool place_in_own_buckets_as_sole_writer(const Probe& p) noexcept {
+    return place_as_sole_writer(p.bucket, p.fingerprint) ||
+           place_as_sole_writer(p.alt, p.fingerprint);
+  }
   /// Places in the first bucket, then in the second, each under its own stripe alone: an insert
   /// needs no instant at which both buckets are seen together (it takes effect at the store that
   /// places it), and one lock per bucket tried is one locked instruction fewer than holding both
@@ -562,11 +570,10 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
   /// entry written by two stores (AddingGuard). (Peeking at the first bucket before its lock, to
   /// skip that lock when the bucket is full, measured slower: the lock's locked instruction then
   /// waits for the peek.)
-  CUCKOO_HOT bool place_in_own_buckets(const Probe& p) noexcept {
-    return place_in_bucket(p.bucket, p.fingerprint) || place_in_bucket(p.alt, p.fingerprint);
+  CUCKOO_HOT bool place_in_own_buckets_under_locks(const Probe& p) noexcept {
+    return place_under_lock(p.bucket, p.fingerprint) || place_under_lock(p.alt, p.fingerprint);
   }
-  CUCKOO_HOT bool place_in_bucket(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
-    if (stripes_.sole_writer_here()) return place_as_sole_writer(bucket, fingerprint);
+  CUCKOO_HOT bool place_under_lock(std::uint64_t bucket, std::uint32_t fingerprint) noexcept {
     const std::size_t stripe = stripe_of(bucket);
     concurrent::AddingGuard locked(stripes_, stripe, stripe);
     if (table_.try_place(bucket, fingerprint, [&] { locked.announce(); })) {
@@ -576,7 +583,7 @@ class BasicConcurrentFilter : public detail::KeyForwarding<BasicConcurrentFilter
     return false;
   }
 
-  /// place_in_bucket in the thread of a SoleWriter, which holds every stripe: no other writer
+  /// place_under_lock in the thread of a SoleWriter, which holds every stripe: no other writer
   /// can change the bucket, and a lookup needs no validation against a store that only adds
   /// (AddingGuard), so only an entry written by two stores marks its stripe; the count goes to
   /// the sole writers' share. No stripe word is touched for the commonest insert: with it marked
