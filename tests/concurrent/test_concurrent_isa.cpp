@@ -139,14 +139,18 @@ TEST(ConcurrentIsa, Avx512LookupsAnswerAsThePortableOnes) {
   check_same_answers<0, Isa::kAvx512>(27);
 }
 
-// The AVX2-level table's pair lookup (whole_word_pair: in a build without sanitizers each bucket
-// is read by one vpbroadcastq from memory, in sanitizer builds by __atomic_load_n) against the
-// single-thread table's portable one, over random bytes: every bucket paired with random others
-// and with the last bucket (whose 8-byte read reaches into the tail word), each slot's own entry
-// as the value (a hit in either bucket) and random values (mostly misses).
-template <unsigned kSlots, unsigned kBits>
+// The vector-level tables' pair lookups against the single-thread table's portable one, over
+// random bytes: every bucket paired with random others and with the last bucket (whose 8-byte read
+// reaches into the tail word), each slot's own entry as the value (a hit in either bucket) and
+// random values (mostly misses). contains_pair is whole_word_pair (in a build without sanitizers
+// each bucket read by one vpbroadcastq from memory, in sanitizer builds by __atomic_load_n);
+// contains_pair_quiet_or is the single-key lookup's validated read (in a build without sanitizers
+// one assembly statement: any_hit_avx2_quiet_or, or at AVX-512 any_hit_avx512_quiet_or), which
+// must answer from the buckets while the activity word is quiet and call disturbed(), and answer
+// what it returns, once the word shows a writer.
+template <unsigned kSlots, unsigned kBits, Isa kLevel = Isa::kAvx2>
 void check_table_pairs() {
-  using Atomic = cuckoo::concurrent::AtomicPackedTable<kSlots, kBits, Isa::kAvx2>;
+  using Atomic = cuckoo::concurrent::AtomicPackedTable<kSlots, kBits, kLevel>;
   using Plain = cuckoo::PackedTable<kSlots, kBits, Isa::kPortable>;
   constexpr std::uint64_t kBuckets = 1001;
   Plain plain(kBuckets, kBits);
@@ -158,7 +162,11 @@ void check_table_pairs() {
   Atomic atomic(kBuckets, kBits);
   atomic.assign(plain.bytes());
 
-  std::size_t hits = 0, checks = 0;
+  const std::uint64_t quiet = 0;
+  const std::uint64_t writing = 1;  // a writer inside: the low (writer) bits are not zero
+  ASSERT_TRUE(cuckoo::concurrent::StripedVersions::quiet(quiet, quiet));
+  ASSERT_FALSE(cuckoo::concurrent::StripedVersions::quiet(writing, writing));
+  std::size_t hits = 0, checks = 0, disturbed_calls = 0;
   for (std::uint64_t b1 = 0; b1 < kBuckets; ++b1) {
     for (const std::uint64_t b2 : {next() % kBuckets, kBuckets - 1, b1}) {
       std::vector<std::uint32_t> values;
@@ -169,6 +177,19 @@ void check_table_pairs() {
       for (const auto v : values) {
         const bool expected = plain.contains_pair(b1, b2, v);
         ASSERT_EQ(atomic.contains_pair(b1, b2, v), expected) << b1 << " " << b2 << " " << v;
+        const bool validated = atomic.contains_pair_quiet_or(&quiet, b1, b2, v, [&] {
+          ADD_FAILURE() << "disturbed() under a quiet word";
+          return !expected;
+        });
+        ASSERT_EQ(validated, expected) << b1 << " " << b2 << " " << v;
+        // Disturbed, the answer is disturbed()'s, whatever the buckets hold.
+        for (const bool answer : {false, true}) {
+          const bool got = atomic.contains_pair_quiet_or(&writing, b1, b2, v, [&] {
+            ++disturbed_calls;
+            return answer;
+          });
+          ASSERT_EQ(got, answer) << b1 << " " << b2 << " " << v;
+        }
         hits += expected;
         ++checks;
       }
@@ -176,6 +197,7 @@ void check_table_pairs() {
   }
   // The slots' own entries alone make at least 2b of every 2b + 4 values hits.
   EXPECT_GE(hits, checks * (2 * kSlots) / (2 * kSlots + 4));
+  EXPECT_EQ(disturbed_calls, 2 * checks);
 }
 
 TEST(ConcurrentIsa, Avx2TableReadsAnswerAsThePortableTable) {
@@ -186,6 +208,16 @@ TEST(ConcurrentIsa, Avx2TableReadsAnswerAsThePortableTable) {
   check_table_pairs<2, 8>();
   check_table_pairs<2, 16>();
   check_table_pairs<2, 32>();
+}
+
+TEST(ConcurrentIsa, Avx512TableReadsAnswerAsThePortableTable) {
+  if (!cpu_runs_avx512_level()) GTEST_SKIP() << "this CPU (or CUCKOO_ISA) does not run AVX-512";
+  check_table_pairs<4, 8, Isa::kAvx512>();
+  check_table_pairs<4, 12, Isa::kAvx512>();
+  check_table_pairs<4, 16, Isa::kAvx512>();
+  check_table_pairs<2, 8, Isa::kAvx512>();
+  check_table_pairs<2, 16, Isa::kAvx512>();
+  check_table_pairs<2, 32, Isa::kAvx512>();
 }
 #endif
 

@@ -350,8 +350,13 @@ class AtomicPackedTable {
                                          std::uint64_t b2, std::uint32_t value,
                                          Disturbed&& disturbed) const noexcept {
     if constexpr (kReadsBetweenByAssembly && !kWidenedRaceWindows) {
-      return this->any_hit_avx2_quiet_or(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
-                                         disturbed);
+      if constexpr (kIsa >= Isa::kAvx512) {
+        return this->any_hit_avx512_quiet_or(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                             disturbed);
+      } else {
+        return this->any_hit_avx2_quiet_or(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
+                                           disturbed);
+      }
     } else {
       bool unchanged;
       const bool hit = contains_pair_between(word, b1, b2, value, unchanged);
@@ -503,11 +508,12 @@ class AtomicPackedTable {
     return any_hit_broadcast(_mm256_set1_epi64x(static_cast<long long>(w1)),
                              _mm256_set1_epi64x(static_cast<long long>(w2)), value);
   }
+  /// The lane compare of a whole-word bucket pair (PackedTable's, at the AVX2 level).
+  using LaneCompare = PackedTable<kSlots, kFixedBits, Isa::kAvx2>;
   /// The same of the two words already broadcast to every element.
   CUCKOO_AVX2_FN static bool any_hit_broadcast(__m256i x1, __m256i x2,
                                                std::uint32_t value) noexcept {
-    const auto hits =
-        PackedTable<kSlots, kFixedBits, Isa::kAvx2>::broadcast_pair_hits(x1, x2, value);
+    const auto hits = LaneCompare::broadcast_pair_hits(x1, x2, value);
     const __m256i any = _mm256_or_si256(hits.first, hits.second);
     return _mm256_testz_si256(any, any) == 0;
   }
@@ -595,6 +601,68 @@ class AtomicPackedTable {
   moved:
     [[unlikely]] return disturbed();
   }
+  /// any_hit_avx2_quiet_or at the AVX-512 level, in fewer instructions: each bucket is loaded
+  /// broadcast and XORed with the lanes' values by one `vpxorq` from memory, and a lane matches
+  /// where the result has no bit under its mask (`vptestnmq`, the mask from memory, into a mask
+  /// register; the two results tested by one `kortestb`). Six instructions after the loads
+  /// against nine, and no vector constant held in a register, which the disturbed path's call
+  /// would clobber (GCC reloaded such a constant on every key). A single-key lookup loop's speed
+  /// is set by how many keys' instructions the core's window holds (README, Concurrency,
+  /// "Lookups three instructions shorter").
+  template <class Disturbed>
+  CUCKOO_AVX512_FN static bool any_hit_avx512_quiet_or(const std::uint64_t* word,
+                                                       const std::byte* at1, const std::byte* at2,
+                                                       std::uint32_t value,
+                                                       Disturbed&& disturbed) noexcept {
+    const auto& bucket1 = *reinterpret_cast<const UnalignedWord*>(at1);
+    const auto& bucket2 = *reinterpret_cast<const UnalignedWord*>(at2);
+    const __m256i values = LaneCompare::lane_values(value);
+    __m256i x1, x2;
+    std::uint64_t kept;
+    asm goto(
+        "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
+        "vpxorq {%[b1]%{1to4%}, %[values], %[x1]|%[x1], %[values], %[b1]%{1to4%}}\n\t"
+        "vpxorq {%[b2]%{1to4%}, %[values], %[x2]|%[x2], %[values], %[b2]%{1to4%}}\n\t"
+        "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
+        "cmp {%[word], %[kept]|%[kept], %[word]}\n\t"
+        "jne %l[moved]"
+        : [kept] "=&r"(kept), [x1] "=&v"(x1), [x2] "=&v"(x2)
+        : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate),
+          [values] "v"(values)
+        : "cc"
+        : moved);
+    return any_lane_matches(x1, x2);
+  moved:
+    [[unlikely]] return disturbed();
+  }
+  /// any_hit_avx2_at at the AVX-512 level: each bucket read and XORed with the lanes' values by
+  /// one `vpxorq` from memory (see any_hit_avx512_quiet_or), between the same compiler fences.
+  CUCKOO_AVX512_FN static bool any_hit_avx512_at(const std::byte* at1, const std::byte* at2,
+                                                 std::uint32_t value) noexcept {
+    const __m256i values = LaneCompare::lane_values(value);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    const __m256i x1 = xor_broadcast_word_at(at1, values);
+    CUCKOO_WIDEN_RACE_WINDOW();
+    const __m256i x2 = xor_broadcast_word_at(at2, values);
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    return any_lane_matches(x1, x2);
+  }
+  /// The 8 bytes at `at` in every 64-bit element, XORed with `values`, by one instruction.
+  CUCKOO_AVX512_FN static __m256i xor_broadcast_word_at(const std::byte* at,
+                                                        __m256i values) noexcept {
+    __m256i out;
+    asm volatile("vpxorq {%1%{1to4%}, %2, %0|%0, %2, %1%{1to4%}}"
+                 : "=v"(out)
+                 : "m"(*reinterpret_cast<const UnalignedWord*>(at)), "v"(values));
+    return out;
+  }
+  /// Whether some element of x1 or x2 (a bucket's word XORed with LaneCompare::lane_values) is
+  /// zero under its lane's mask: a lane of either bucket holds the value.
+  CUCKOO_AVX512_FN static bool any_lane_matches(__m256i x1, __m256i x2) noexcept {
+    const __m256i masks = LaneCompare::lane_masks();
+    return _kortestz_mask8_u8(_mm256_testn_epi64_mask(x1, masks),
+                              _mm256_testn_epi64_mask(x2, masks)) == 0;
+  }
   /// whole_word_count_pair of the buckets whose bytes start at `at1` and `at2`, read between two
   /// loads of `word` in one assembly statement, for the reason any_hit_avx2_between gives.
   CUCKOO_HOT static unsigned whole_word_count_between(const std::uint64_t* word,
@@ -661,7 +729,9 @@ class AtomicPackedTable {
     const std::byte* const at1 = whole_bucket_at(base, b1);
     const std::byte* const at2 = whole_bucket_at(base, b2);
 #if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
-    if constexpr (kAvx2PairCompare) {
+    if constexpr (kAvx2PairCompare && kIsa >= Isa::kAvx512) {
+      return any_hit_avx512_at(at1, at2, value);
+    } else if constexpr (kAvx2PairCompare) {
       return any_hit_avx2_at(at1, at2, value);
     }
 #endif

@@ -499,22 +499,36 @@ class PackedTable {
   /// callers that load them straight into vector registers (AtomicPackedTable's lookups).
   CUCKOO_AVX2_FN static PairHits broadcast_pair_hits(__m256i x1, __m256i x2,
                                                      std::uint32_t value) noexcept {
-    constexpr auto f = static_cast<long long>(kFixedBits);
+    const __m256i masks = lane_masks();
+    const __m256i values = lane_values(value);
+    if constexpr (kSlots == 2) {
+      const __m256i words = _mm256_blend_epi32(x1, x2, 0xF0);  // both buckets in one register
+      return {_mm256_cmpeq_epi64(_mm256_and_si256(words, masks), values), _mm256_setzero_si256()};
+    } else {
+      return {_mm256_cmpeq_epi64(_mm256_and_si256(x1, masks), values),
+              _mm256_cmpeq_epi64(_mm256_and_si256(x2, masks), values)};
+    }
+  }
+  /// For a bucket's word broadcast to every element: element k keeps lane k's bits (b = 4; lane
+  /// k mod 2 for b = 2), and lane_values(value) holds `value` at that lane's position.
+  CUCKOO_AVX2_FN static __m256i lane_masks() noexcept {
     // Lane k's mask, computed unsigned: the top lane of a 64-bit bucket reaches the sign bit.
     constexpr auto lane = [](unsigned k) {
       return static_cast<long long>(low_mask(kFixedBits) << (k * kFixedBits));
     };
+    if constexpr (kSlots == 2) {
+      return _mm256_setr_epi64x(lane(0), lane(1), lane(0), lane(1));
+    } else {
+      return _mm256_setr_epi64x(lane(0), lane(1), lane(2), lane(3));
+    }
+  }
+  CUCKOO_AVX2_FN static __m256i lane_values(std::uint32_t value) noexcept {
+    constexpr auto f = static_cast<long long>(kFixedBits);
     const __m256i v = _mm256_set1_epi64x(value);
     if constexpr (kSlots == 2) {
-      const __m256i masks = _mm256_setr_epi64x(lane(0), lane(1), lane(0), lane(1));
-      const __m256i values = _mm256_sllv_epi64(v, _mm256_setr_epi64x(0, f, 0, f));
-      const __m256i words = _mm256_blend_epi32(x1, x2, 0xF0);  // both buckets in one register
-      return {_mm256_cmpeq_epi64(_mm256_and_si256(words, masks), values), _mm256_setzero_si256()};
+      return _mm256_sllv_epi64(v, _mm256_setr_epi64x(0, f, 0, f));
     } else {
-      const __m256i masks = _mm256_setr_epi64x(lane(0), lane(1), lane(2), lane(3));
-      const __m256i values = _mm256_sllv_epi64(v, _mm256_setr_epi64x(0, f, 2 * f, 3 * f));
-      return {_mm256_cmpeq_epi64(_mm256_and_si256(x1, masks), values),
-              _mm256_cmpeq_epi64(_mm256_and_si256(x2, masks), values)};
+      return _mm256_sllv_epi64(v, _mm256_setr_epi64x(0, f, 2 * f, 3 * f));
     }
   }
 
