@@ -95,6 +95,16 @@
 #endif
 #endif
 
+// The activity word's validation in the lookups' assembly statements (operands %[word], %[kept]
+// and %[keep], kQuietImmediate): its load before the buckets' reads, and after them the test that
+// it had no writer inside and has not moved (StripedVersions::quiet), which leaves its answer in
+// the zero flag; the second load is the `cmp`'s operand.
+#define CUCKOO_ASM_WORD_BEFORE "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
+#define CUCKOO_ASM_WORD_QUIET \
+  "and {%[keep], %[kept]|%[kept], %[keep]}\n\tcmp {%[word], %[kept]|%[kept], %[word]}"
+// The same test in an `asm goto`, jumping to its label `moved` when the word was not quiet.
+#define CUCKOO_ASM_WORD_QUIET_OR_MOVED CUCKOO_ASM_WORD_QUIET "\n\tjne %l[moved]"
+
 namespace cuckoo::concurrent {
 
 template <unsigned kSlots, unsigned FixedBits = 0, Isa IsaLevel = Isa::kPortable>
@@ -550,11 +560,9 @@ class AtomicPackedTable {
     if constexpr (!kWidenedRaceWindows) {
       std::uint64_t kept;
       asm volatile(
-          "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
+          CUCKOO_ASM_WORD_BEFORE
           "vpbroadcastq {%[b1], %[x1]|%[x1], %[b1]}\n\t"
-          "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t"
-          "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
-          "cmp {%[word], %[kept]|%[kept], %[word]}"
+          "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t" CUCKOO_ASM_WORD_QUIET
           : [kept] "=&r"(kept), [x1] "=&x"(x1), [x2] "=&x"(x2), "=@ccz"(unchanged)
           : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate));
     } else {
@@ -586,17 +594,13 @@ class AtomicPackedTable {
     const auto& bucket2 = *reinterpret_cast<const UnalignedWord*>(at2);
     __m256i x1, x2;
     std::uint64_t kept;
-    asm goto(
-        "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
-        "vpbroadcastq {%[b1], %[x1]|%[x1], %[b1]}\n\t"
-        "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t"
-        "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
-        "cmp {%[word], %[kept]|%[kept], %[word]}\n\t"
-        "jne %l[moved]"
-        : [kept] "=&r"(kept), [x1] "=&x"(x1), [x2] "=&x"(x2)
-        : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate)
-        : "cc"
-        : moved);
+    asm goto(CUCKOO_ASM_WORD_BEFORE
+             "vpbroadcastq {%[b1], %[x1]|%[x1], %[b1]}\n\t"
+             "vpbroadcastq {%[b2], %[x2]|%[x2], %[b2]}\n\t" CUCKOO_ASM_WORD_QUIET_OR_MOVED
+             : [kept] "=&r"(kept), [x1] "=&x"(x1), [x2] "=&x"(x2)
+             : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate)
+             : "cc"
+             : moved);
     return any_hit_broadcast(x1, x2, value);
   moved:
     [[unlikely]] return disturbed();
@@ -619,18 +623,15 @@ class AtomicPackedTable {
     const __m256i values = LaneCompare::lane_values(value);
     __m256i x1, x2;
     std::uint64_t kept;
-    asm goto(
-        "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
-        "vpxorq {%[b1]%{1to4%}, %[values], %[x1]|%[x1], %[values], %[b1]%{1to4%}}\n\t"
-        "vpxorq {%[b2]%{1to4%}, %[values], %[x2]|%[x2], %[values], %[b2]%{1to4%}}\n\t"
-        "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
-        "cmp {%[word], %[kept]|%[kept], %[word]}\n\t"
-        "jne %l[moved]"
-        : [kept] "=&r"(kept), [x1] "=&v"(x1), [x2] "=&v"(x2)
-        : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate),
-          [values] "v"(values)
-        : "cc"
-        : moved);
+    asm goto(CUCKOO_ASM_WORD_BEFORE
+             "vpxorq {%[b1]%{1to4%}, %[values], %[x1]|%[x1], %[values], %[b1]%{1to4%}}\n\t"
+             "vpxorq {%[b2]%{1to4%}, %[values], %[x2]|%[x2], %[values], "
+             "%[b2]%{1to4%}}\n\t" CUCKOO_ASM_WORD_QUIET_OR_MOVED
+             : [kept] "=&r"(kept), [x1] "=&v"(x1), [x2] "=&v"(x2)
+             : [word] "m"(*word), [b1] "m"(bucket1), [b2] "m"(bucket2), [keep] "e"(kQuietImmediate),
+               [values] "v"(values)
+             : "cc"
+             : moved);
     return any_lane_matches(x1, x2);
   moved:
     [[unlikely]] return disturbed();
@@ -671,11 +672,9 @@ class AtomicPackedTable {
                                                       bool& unchanged) noexcept {
     std::uint64_t kept, w1, w2;
     asm volatile(
-        "mov {%[word], %[kept]|%[kept], %[word]}\n\t"
+        CUCKOO_ASM_WORD_BEFORE
         "mov {%[b1], %[w1]|%[w1], %[b1]}\n\t"
-        "mov {%[b2], %[w2]|%[w2], %[b2]}\n\t"
-        "and {%[keep], %[kept]|%[kept], %[keep]}\n\t"
-        "cmp {%[word], %[kept]|%[kept], %[word]}"
+        "mov {%[b2], %[w2]|%[w2], %[b2]}\n\t" CUCKOO_ASM_WORD_QUIET
         : [kept] "=&r"(kept), [w1] "=&r"(w1), [w2] "=&r"(w2), "=@ccz"(unchanged)
         : [word] "m"(*word), [b1] "m"(*reinterpret_cast<const UnalignedWord*>(at1)),
           [b2] "m"(*reinterpret_cast<const UnalignedWord*>(at2)), [keep] "e"(kQuietImmediate));
@@ -928,3 +927,8 @@ class AtomicPackedTable {
 };
 
 }  // namespace cuckoo::concurrent
+
+// The validation's assembly text is this header's alone.
+#undef CUCKOO_ASM_WORD_BEFORE
+#undef CUCKOO_ASM_WORD_QUIET
+#undef CUCKOO_ASM_WORD_QUIET_OR_MOVED
