@@ -360,7 +360,7 @@ class AtomicPackedTable {
                                          std::uint64_t b2, std::uint32_t value,
                                          Disturbed&& disturbed) const noexcept {
     if constexpr (kReadsBetweenByAssembly && !kWidenedRaceWindows) {
-      if constexpr (kIsa >= Isa::kAvx512) {
+      if constexpr (kAvx512PairRead) {
         return this->any_hit_avx512_quiet_or(word, whole_bucket_at(b1), whole_bucket_at(b2), value,
                                              disturbed);
       } else {
@@ -700,10 +700,16 @@ class AtomicPackedTable {
   /// Whether lookups read buckets by assembly (contains_pair_between by any_hit_avx2_between):
   /// contains_pair_quiet_or's disturbed() then runs in a caller whose loop keeps everything in
   /// registers, and BasicConcurrentFilter's second level takes no ordinary call there.
+  /// kAvx512PairRead: whether they load each bucket by AVX-512VL's `vpxorq` with a broadcast from
+  /// memory and test it into mask registers (any_hit_avx512_quiet_or, any_hit_avx512_at): only
+  /// where the table's level, not the build, guarantees AVX-512VL and DQ (detect_cpu_isa checks
+  /// both before the facade picks kAvx512).
 #if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
   static constexpr bool kReadsBetweenByAssembly = kWholeWordBuckets && kAvx2PairCompare;
+  static constexpr bool kAvx512PairRead = kAvx2PairCompare && kIsa >= Isa::kAvx512;
 #else
   static constexpr bool kReadsBetweenByAssembly = false;
+  static constexpr bool kAvx512PairRead = false;
 #endif
 
  private:
@@ -728,7 +734,7 @@ class AtomicPackedTable {
     const std::byte* const at1 = whole_bucket_at(base, b1);
     const std::byte* const at2 = whole_bucket_at(base, b2);
 #if CUCKOO_HAS_X86_VECTOR_PATHS && CUCKOO_VECTOR_BUCKET_READS
-    if constexpr (kAvx2PairCompare && kIsa >= Isa::kAvx512) {
+    if constexpr (kAvx512PairRead) {
       return any_hit_avx512_at(at1, at2, value);
     } else if constexpr (kAvx2PairCompare) {
       return any_hit_avx2_at(at1, at2, value);
