@@ -26,7 +26,10 @@
 // The floor (as perf_bench): two independent random 64-byte reads per key over a buffer of the
 // filter's size, placed by the filter's hasher, batched through the same pipeline with the same
 // prefetch depth as the filter's batched lookups; a ratio of 1.0 means "nothing but the two
-// memory reads and the hash".
+// memory reads and the hash". Beside it in [2], the layout floor: the same loop making the
+// filter's own reads, 8 bytes from the start of a random 6-byte bucket (f = 12, b = 4), whose
+// lines are the floor's plus the second line of the 3 reads in 32 that straddle two, both lines
+// prefetched; what the packed layout alone costs against line-aligned reads.
 //
 // The mixed load. The three structures start from the same keys: the Filter built in [1] with
 // its keys above --mixed-load (default 0.92: between 90 and 95%, and under the 0.935 design load
@@ -303,11 +306,18 @@ std::size_t count_true(const bool* out, std::size_t n) {
   return static_cast<std::size_t>(std::count(out, out + n, true));
 }
 
-/// Two random cache-line reads per key over a buffer of the filter's size (as perf_bench's).
-class Floor {
+/// Two random reads of 8 bytes per key over a buffer of the filter's size: at the start of a
+/// random kStride-byte slot, each read placed by the filter's hasher.
+///   kStride 64 (Floor): two random cache lines, as perf_bench's floor; the issue's.
+///   kStride the bucket's size (LayoutFloor): the filter's own reads, 8 bytes from the start of a
+///     6-byte bucket for f = 12, b = 4, so 3 reads in 32 straddle two lines and both lines are
+///     prefetched (as PackedTable's prefetch_for_lookup does); what the packed layout costs
+///     before any compare.
+template <std::uint64_t kStride>
+class StridedFloor {
  public:
-  explicit Floor(std::size_t bytes, std::uint64_t seed)
-      : buffer_(bytes), lines_(bytes / 64), hasher_(seed) {
+  explicit StridedFloor(std::size_t bytes, std::uint64_t seed)
+      : buffer_(bytes + sizeof(std::uint64_t)), slots_(bytes / kStride), hasher_(seed) {
     // Non-zero data, so that reads are real and pages are faulted in (and collapsed).
     auto* words = reinterpret_cast<std::uint64_t*>(buffer_.data());
     cuckoo::detail::SplitMix64 rng(seed);
@@ -320,9 +330,9 @@ class Floor {
   };
   Lines lines(std::uint64_t key) const {
     const std::uint64_t h = hasher_(key);
-    const std::uint64_t la = ((h >> 32) * lines_) >> 32;
-    const std::uint64_t lb = ((h & 0xFFFF'FFFFu) * lines_) >> 32;
-    return {buffer_.data() + la * 64, buffer_.data() + lb * 64};
+    const std::uint64_t sa = ((h >> 32) * slots_) >> 32;
+    const std::uint64_t sb = ((h & 0xFFFF'FFFFu) * slots_) >> 32;
+    return {buffer_.data() + sa * kStride, buffer_.data() + sb * kStride};
   }
   static bool probe(const Lines& l, std::uint64_t key) {
     std::uint64_t x, y;
@@ -330,14 +340,15 @@ class Floor {
     std::memcpy(&y, l.b, 8);
     return (x ^ y) == key;  // a result that depends on both reads
   }
-  /// The filters' lookup pipeline: hash, prefetch both lines into L2 kDepth keys ahead, read.
+  /// The filters' lookup pipeline: hash, prefetch both reads' lines into L2 kDepth keys ahead,
+  /// read.
   void batched(Keys keys, bool* out) const {
     Lines ring[kDepth];
     const std::size_t n = keys.size();
     const auto stage = [&](std::size_t i) {
       const Lines l = lines(keys[i]);
-      __builtin_prefetch(l.a, 0, 2);
-      __builtin_prefetch(l.b, 0, 2);
+      prefetch(l.a);
+      prefetch(l.b);
       ring[i & (kDepth - 1)] = l;
     };
     for (std::size_t i = 0; i < std::min(n, kDepth); ++i) stage(i);
@@ -355,10 +366,18 @@ class Floor {
   }
 
  private:
+  static void prefetch(const std::byte* read) {
+    __builtin_prefetch(read, 0, 2);
+    if constexpr (64 % kStride != 0) __builtin_prefetch(read + 7, 0, 2);
+  }
+
   cuckoo::detail::AlignedBuffer buffer_;
-  std::uint64_t lines_;
+  std::uint64_t slots_;
   cuckoo::Xxh3Hasher hasher_;
 };
+using Floor = StridedFloor<64>;
+static_assert(kSlots * kBits % 8 == 0, "the layout floor's reads start on a bucket's byte");
+using LayoutFloor = StridedFloor<kSlots * kBits / 8>;
 
 // ---- The mixed load ----------------------------------------------------------------------------
 
@@ -497,14 +516,16 @@ int run(const Options& opt) {
       "  [2] %u threads on one CF, each its own share of the keys; aggregate ns = wall / keys:\n"
       "      single-key lookups, T threads against 1 thread (throughput ratio = scaling);\n"
       "      batched lookups against the %u-thread batched floor over the same buffer, and\n"
-      "      Filter's batched lookups (read-only) on as many threads;\n"
+      "      Filter's batched lookups (read-only) on as many threads, and the layout floor: the\n"
+      "      filter's own reads (8 bytes from a bucket's start, straddling lines prefetched)\n"
+      "      with no compare, on 1 and %u threads;\n"
       "      builds from empty with %u threads on disjoint key shares against [1]'s one thread;\n"
       "      mixed load: 9 lookups (half positive) then 1 write, the writes alternating insert of\n"
       "      a fresh key and erase of a key of the initial fill, at load %.3f; 1 and %u threads.\n"
       "  [3] the same mixed load and single-key lookups at the same load, 1 and %u threads, on\n"
       "      a Filter behind a std::shared_mutex and on libcuckoo cuckoohash_map<uint64_t, "
       "bool>.\n",
-      opt.load * 100, opt.load, q / 2, kDepth, nt, nt, nt, opt.mixed_load, nt, nt);
+      opt.load * 100, opt.load, q / 2, kDepth, nt, nt, nt, nt, opt.mixed_load, nt, nt);
 
   const auto keys = keys_from(1, n);
   const auto negatives = keys_from(2, q);
@@ -626,9 +647,14 @@ int run(const Options& opt) {
   huge0 = total_huge_kb();
   const Floor floor(f.memory_bytes(), seed);
   const long huge_floor = total_huge_kb() - huge0;
+  huge0 = total_huge_kb();
+  const LayoutFloor layout_floor(f.memory_bytes(), seed);
+  const long huge_layout_floor = total_huge_kb() - huge0;
   std::printf(
-      "huge pages gained on allocation: F %ld kB, CF %ld kB, floor %ld kB (tables %zu / %zu kB)\n",
-      huge_f, huge_c, huge_floor, f.memory_bytes() >> 10, c->memory_bytes() >> 10);
+      "huge pages gained on allocation: F %ld kB, CF %ld kB, floor %ld kB, layout floor %ld kB"
+      " (tables %zu / %zu kB)\n",
+      huge_f, huge_c, huge_floor, huge_layout_floor, f.memory_bytes() >> 10,
+      c->memory_bytes() >> 10);
 
   const double floor_single = best_of(opt.reps, [&] { floor.single(pos, out); }) * per_q;
   const double floor_batched = best_of(opt.reps, [&] { floor.batched(pos, out); }) * per_q;
@@ -751,8 +777,8 @@ int run(const Options& opt) {
                      fmt("%.2f / ", scale_pos) + fmt("%.2f", scale_neg), ">= 1.70",
                      std::min(scale_pos, scale_neg) >= 1.7 ? 1 : 0});
 
-  // Batched lookups (positive, negative) and the floor, each on 1 and T threads, all six taken in
-  // turn in every repetition, so that the ratios to the floor compare runs made together.
+  // Batched lookups (positive, negative) and the floors, each on 1 and T threads, all ten taken in
+  // turn in every repetition, so that the ratios to the floors compare runs made together.
   const auto cf_batched = [&](Keys k) {
     return [&, k](unsigned t, unsigned threads) {
       const auto range = share(t, threads, k.size());
@@ -762,7 +788,8 @@ int run(const Options& opt) {
     };
   };
   // Also Filter's (read-only calls are safe from many threads): how much of CF's distance from
-  // the floor is the filter's own, not the concurrency's.
+  // the floor is the filter's own, not the concurrency's; and the layout floor: how much is the
+  // packed buckets' reads themselves, before any hashing pipeline or compare of the filter's.
   const std::function<void(unsigned, unsigned)> batched_bodies[] = {
       cf_batched(pos), cf_batched(neg),
       [&](unsigned t, unsigned threads) {
@@ -775,10 +802,17 @@ int run(const Options& opt) {
         const std::size_t b = range.first, e = range.second;
         with_core(
             f, [&](auto& core) { core.contains(pos.subspan(b, e - b), f_outs.subspan(b, e - b)); });
+      },
+      [&](unsigned t, unsigned threads) {
+        const auto range = share(t, threads, q);
+        const std::size_t b = range.first, e = range.second;
+        layout_floor.batched(pos.subspan(b, e - b), out + b);
       }};
-  double batched_best[4][2] = {{1e300, 1e300}, {1e300, 1e300}, {1e300, 1e300}, {1e300, 1e300}};
+  constexpr int kBodies = std::size(batched_bodies);
+  double batched_best[kBodies][2];
+  for (auto& best : batched_best) best[0] = best[1] = 1e300;
   for (int r = 0; r < opt.reps; ++r) {
-    for (int body = 0; body < 4; ++body) {
+    for (int body = 0; body < kBodies; ++body) {
       for (int side = 0; side < 2; ++side) {
         const unsigned threads = side == 0 ? 1 : nt;
         batched_best[body][side] =
@@ -791,6 +825,7 @@ int run(const Options& opt) {
   const double b1_neg = batched_best[1][0] * per_q, bt_neg = batched_best[1][1] * per_q;
   const double floor1 = batched_best[2][0] * per_q, floort = batched_best[2][1] * per_q;
   const double f1_pos = batched_best[3][0] * per_q, ft_pos = batched_best[3][1] * per_q;
+  const double lay1 = batched_best[4][0] * per_q, layt = batched_best[4][1] * per_q;
   std::printf(
       "batched lookups: floor 1 thread %.2f ns, %u threads %.2f ns (scaling %.2fx); CF positive"
       " 1 thread %.2f ns, %u threads %.2f ns = %.3fx the %u-thread floor (throughput %.2fx the"
@@ -801,6 +836,11 @@ int run(const Options& opt) {
       "batched lookups, Filter (read-only, positive): 1 thread %.2f ns, %u threads %.2f ns ="
       " %.3fx the %u-thread floor (scaling %.2fx); CF/F on %u threads %.3f\n",
       f1_pos, nt, ft_pos, ft_pos / floort, nt, f1_pos / ft_pos, nt, bt_pos / ft_pos);
+  std::printf(
+      "batched lookups, layout floor (the filter's own reads, no compare): 1 thread %.2f ns = %.3fx"
+      " the floor, %u threads %.2f ns = %.3fx the %u-thread floor; CF positive %.3fx it on %u"
+      " threads, F %.3fx\n",
+      lay1, lay1 / floor1, nt, layt, layt / floort, nt, bt_pos / layt, nt, ft_pos / layt);
   {
     const double worst = std::max(bt_pos, bt_neg) / floort;
     targets.push_back({fmt("%.0f threads: batched lookups, CF/floor ns (pos / neg)", nt),
@@ -808,6 +848,10 @@ int run(const Options& opt) {
                        worst <= 1 / 0.9 ? 1 : 0});
     targets.push_back({fmt("%.0f threads: batched lookups, F/floor ns (positive)", nt),
                        fmt("%.3f", ft_pos / floort), "-", -1});
+    targets.push_back({fmt("%.0f threads: batched lookups, layout floor/floor ns", nt),
+                       fmt("%.3f", layt / floort), "-", -1});
+    targets.push_back({fmt("%.0f threads: batched lookups, CF/layout floor ns (pos / neg)", nt),
+                       fmt("%.3f / ", bt_pos / layt) + fmt("%.3f", bt_neg / layt), "-", -1});
   }
 
   // Builds with T threads on disjoint shares (the one-thread figures are [1]'s).
