@@ -316,6 +316,7 @@ std::size_t count_true(const bool* out, std::size_t n) {
 template <std::uint64_t kStride>
 class StridedFloor {
  public:
+  // (The 8 bytes past `bytes`: the last slot's read may reach beyond it when kStride < 8.)
   explicit StridedFloor(std::size_t bytes, std::uint64_t seed)
       : buffer_(bytes + sizeof(std::uint64_t)), slots_(bytes / kStride), hasher_(seed) {
     // Non-zero data, so that reads are real and pages are faulted in (and collapsed).
@@ -366,16 +367,19 @@ class StridedFloor {
   }
 
  private:
+  /// Every read starts at a multiple of kStride in a line-aligned buffer: with kStride a
+  /// multiple of 8, no 8-byte read crosses a line.
+  static constexpr bool kReadsMayStraddle = kStride % sizeof(std::uint64_t) != 0;
   static void prefetch(const std::byte* read) {
     __builtin_prefetch(read, 0, 2);
-    if constexpr (64 % kStride != 0) __builtin_prefetch(read + 7, 0, 2);
+    if constexpr (kReadsMayStraddle) __builtin_prefetch(read + sizeof(std::uint64_t) - 1, 0, 2);
   }
 
   cuckoo::detail::AlignedBuffer buffer_;
   std::uint64_t slots_;
   cuckoo::Xxh3Hasher hasher_;
 };
-using Floor = StridedFloor<64>;
+using Floor = StridedFloor<cuckoo::detail::kCacheLine>;
 static_assert(kSlots * kBits % 8 == 0, "the layout floor's reads start on a bucket's byte");
 using LayoutFloor = StridedFloor<kSlots * kBits / 8>;
 
@@ -790,24 +794,22 @@ int run(const Options& opt) {
   // Also Filter's (read-only calls are safe from many threads): how much of CF's distance from
   // the floor is the filter's own, not the concurrency's; and the layout floor: how much is the
   // packed buckets' reads themselves, before any hashing pipeline or compare of the filter's.
+  const auto floor_body = [&](const auto& which) {
+    return [&, fl = &which](unsigned t, unsigned threads) {
+      const auto range = share(t, threads, q);
+      const std::size_t b = range.first, e = range.second;
+      fl->batched(pos.subspan(b, e - b), out + b);
+    };
+  };
   const std::function<void(unsigned, unsigned)> batched_bodies[] = {
-      cf_batched(pos), cf_batched(neg),
-      [&](unsigned t, unsigned threads) {
-        const auto range = share(t, threads, q);
-        const std::size_t b = range.first, e = range.second;
-        floor.batched(pos.subspan(b, e - b), out + b);
-      },
+      cf_batched(pos), cf_batched(neg), floor_body(floor),
       [&](unsigned t, unsigned threads) {
         const auto range = share(t, threads, q);
         const std::size_t b = range.first, e = range.second;
         with_core(
             f, [&](auto& core) { core.contains(pos.subspan(b, e - b), f_outs.subspan(b, e - b)); });
       },
-      [&](unsigned t, unsigned threads) {
-        const auto range = share(t, threads, q);
-        const std::size_t b = range.first, e = range.second;
-        layout_floor.batched(pos.subspan(b, e - b), out + b);
-      }};
+      floor_body(layout_floor)};
   constexpr int kBodies = std::size(batched_bodies);
   double batched_best[kBodies][2];
   for (auto& best : batched_best) best[0] = best[1] = 1e300;
